@@ -1,0 +1,26 @@
+// Bundles the CLI (and, later, the extension) with esbuild. Type checking runs separately (`npm run typecheck`).
+import * as esbuild from 'esbuild';
+import { chmod } from 'node:fs/promises';
+
+const production = process.argv.includes('--production');
+
+/** Options shared by every Node bundle: CommonJS for Node 20 and VS Code's extension host. */
+const nodeBundle = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: !production,
+  minify: production,
+  logLevel: 'warning',
+  // jsonc-parser's UMD build uses dynamic requires esbuild cannot follow; its ESM build bundles cleanly.
+  mainFields: ['module', 'main'],
+};
+
+await esbuild.build({
+  ...nodeBundle,
+  entryPoints: ['src/cli/main.ts'],
+  outfile: 'dist/cli.js',
+  banner: { js: '#!/usr/bin/env node' },
+});
+await chmod('dist/cli.js', 0o755);

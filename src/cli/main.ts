@@ -1,0 +1,235 @@
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+import { EXIT_CODES, exitCodeFor, type CallEnvelope } from '../core/callEnvelope';
+import { loadMcpConfigFile, type InputDefinition } from '../core/config/mcpConfigParser';
+import { formatConfigIssue, type ConfigIssue, type ServerDefinition } from '../core/config/serverConfig';
+import { describeState } from '../core/connection/serverConnection';
+import { ToolRouter } from '../core/toolRouter';
+
+/**
+ * `mcp-tool-router`: the core, outside VS Code.
+ *
+ *   tools   --config FILE [--json]
+ *   call    NAME --args JSON --config FILE [--timeout MS]
+ *   servers --config FILE [--json]
+ *
+ * Exit codes: 0 ok, 1 usage or config error, 2 invalid arguments (the server was not called),
+ * 3 the tool reported an error, 4 unknown tool, 5 server unavailable (or timed out).
+ */
+
+const USAGE = `Usage:
+  mcp-tool-router tools   --config FILE [--json]
+  mcp-tool-router call    NAME --args JSON --config FILE [--timeout MS]
+  mcp-tool-router servers --config FILE [--json]
+
+Options:
+  --config FILE      mcp.json (VS Code) or Claude Desktop config; may be repeated
+  --workspace DIR    value of \${workspaceFolder} (default: the current directory)
+  --input ID=VALUE   value of \${input:ID}; also read from MCP_TOOL_ROUTER_INPUT_<ID>
+  --wait MS          how long to wait for servers to start (default 60000)
+  --verbose          print server logs to stderr
+`;
+
+/** Long enough for an `npx` server's first start; the CLI waits no longer before answering. */
+const DEFAULT_STARTUP_WAIT_MS = 60_000;
+
+interface CliOptions {
+  command: string;
+  positional: string[];
+  configs: string[];
+  json: boolean;
+  args?: string;
+  timeoutMs?: number;
+  waitMs: number;
+  workspace: string;
+  inputs: Map<string, string>;
+  verbose: boolean;
+}
+
+export class UsageError extends Error {}
+
+export function parseCliArgs(argv: readonly string[]): CliOptions {
+  const opts: CliOptions = { command: '', positional: [], configs: [], json: false, waitMs: DEFAULT_STARTUP_WAIT_MS, workspace: process.cwd(), inputs: new Map(), verbose: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new UsageError(`${arg} needs a value.`);
+      return v;
+    };
+    const number = (): number => {
+      const raw = value();
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${arg} needs a positive whole number of milliseconds, got "${raw}".`);
+      return n;
+    };
+    switch (arg) {
+      case '--config':
+        opts.configs.push(value());
+        break;
+      case '--json':
+        opts.json = true;
+        break;
+      case '--args':
+        opts.args = value();
+        break;
+      case '--timeout':
+        opts.timeoutMs = number();
+        break;
+      case '--wait':
+        opts.waitMs = number();
+        break;
+      case '--workspace':
+        opts.workspace = path.resolve(value());
+        break;
+      case '--verbose':
+        opts.verbose = true;
+        break;
+      case '--input': {
+        const raw = value();
+        const eq = raw.indexOf('=');
+        if (eq <= 0) throw new UsageError(`--input needs ID=VALUE, got "${raw.slice(0, 40)}".`);
+        opts.inputs.set(raw.slice(0, eq), raw.slice(eq + 1));
+        break;
+      }
+      case '-h':
+      case '--help':
+        opts.command = 'help';
+        break;
+      default:
+        if (arg.startsWith('--')) throw new UsageError(`Unknown option ${arg}.`);
+        if (!opts.command) opts.command = arg;
+        else opts.positional.push(arg);
+    }
+  }
+  return opts;
+}
+
+async function promptInput(input: InputDefinition): Promise<string | undefined> {
+  if (!process.stdin.isTTY) return input.default;
+  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  try {
+    const question = `${input.description ?? input.id}${input.default ? ` [${input.default}]` : ''}: `;
+    const answer = await new Promise<string>((resolve) => rl.question(question, resolve));
+    return answer === '' ? input.default : answer;
+  } finally {
+    rl.close();
+  }
+}
+
+async function loadServers(opts: CliOptions): Promise<{ servers: ServerDefinition[]; issues: ConfigIssue[] }> {
+  if (opts.configs.length === 0) throw new UsageError('--config FILE is required.');
+  const servers: ServerDefinition[] = [];
+  const issues: ConfigIssue[] = [];
+  for (const file of opts.configs) {
+    const parsed = await loadMcpConfigFile(path.resolve(file), {
+      workspaceFolder: opts.workspace,
+      resolveInput: async (input) => opts.inputs.get(input.id) ?? process.env[`MCP_TOOL_ROUTER_INPUT_${input.id}`] ?? (await promptInput(input)),
+    });
+    issues.push(...parsed.issues);
+    for (const s of parsed.servers) {
+      if (servers.some((x) => x.name === s.name)) {
+        issues.push({ file: path.resolve(file), server: s.name, severity: 'warning', message: 'A server of this name was already defined in an earlier config; this one is ignored.' });
+      } else servers.push(s);
+    }
+  }
+  return { servers, issues };
+}
+
+export async function runCli(argv: readonly string[], out: (s: string) => void = (s) => process.stdout.write(s), err: (s: string) => void = (s) => process.stderr.write(s)): Promise<number> {
+  let opts: CliOptions;
+  try {
+    opts = parseCliArgs(argv);
+  } catch (error) {
+    err(`${(error as Error).message}\n\n${USAGE}`);
+    return EXIT_CODES.usage;
+  }
+  if (opts.command === 'help' || opts.command === '') {
+    (opts.command === 'help' ? out : err)(USAGE);
+    return opts.command === 'help' ? EXIT_CODES.ok : EXIT_CODES.usage;
+  }
+  if (!['tools', 'call', 'servers'].includes(opts.command)) {
+    err(`Unknown command "${opts.command}".\n\n${USAGE}`);
+    return EXIT_CODES.usage;
+  }
+  let toolName: string | undefined;
+  if (opts.command === 'call') {
+    toolName = opts.positional[0];
+    if (!toolName) {
+      err(`call needs a tool name.\n\n${USAGE}`);
+      return EXIT_CODES.usage;
+    }
+  }
+
+  let loaded: { servers: ServerDefinition[]; issues: ConfigIssue[] };
+  try {
+    loaded = await loadServers(opts);
+  } catch (error) {
+    err(`${(error as Error).message}\n\n${USAGE}`);
+    return EXIT_CODES.usage;
+  }
+  for (const issue of loaded.issues) err(`${formatConfigIssue(issue)}\n`);
+  if (loaded.servers.length === 0 && loaded.issues.some((i) => i.severity === 'error') && opts.command !== 'servers') return EXIT_CODES.usage;
+
+  const router = new ToolRouter({ ...(opts.verbose ? { onLog: (server: string, line: string) => err(`[${server}] ${line}\n`) } : {}) });
+  try {
+    await router.applyConfig(loaded.servers);
+    switch (opts.command) {
+      case 'tools': {
+        await router.whenSettled(opts.waitMs);
+        reportUnready(router, err);
+        const tools = router.listTools();
+        if (opts.json) {
+          out(`${JSON.stringify(tools.map((t) => ({ name: t.name, server: t.server, originalName: t.originalName, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations, ...(t.schemaProblem ? { schemaProblem: t.schemaProblem } : {}) })), null, 2)}\n`);
+        } else {
+          for (const t of tools) out(`${t.name}${t.annotations.destructiveHint ? ' (destructive)' : ''}\n    ${t.description.split('\n')[0]?.slice(0, 160)}\n`);
+          err(`${tools.length} tools from ${router.serverStatuses.filter((s) => s.state === 'ready').length} of ${loaded.servers.length} servers\n`);
+        }
+        return EXIT_CODES.ok;
+      }
+      case 'servers': {
+        await router.whenSettled(opts.waitMs);
+        const statuses = router.serverStatuses;
+        if (opts.json) out(`${JSON.stringify(statuses, null, 2)}\n`);
+        else for (const s of statuses) out(`${s.name}: ${s.state}${s.transport ? ` (${s.transport})` : ''}, ${s.toolCount} tools, ${s.restarts} restarts${s.reason ? `\n    ${s.reason}` : ''}\n`);
+        return EXIT_CODES.ok;
+      }
+      case 'call': {
+        const name = toolName!;
+        const tool = await router.waitForTool(name, opts.waitMs);
+        let envelope: CallEnvelope;
+        if (!tool) {
+          envelope = await router.call(name, opts.args ?? '{}');
+          if (router.serverStatuses.some((s) => s.state !== 'ready' && name.startsWith(`${s.name}_`))) {
+            const s = router.serverStatuses.find((x) => name.startsWith(`${x.name}_`))!;
+            envelope = { ok: false, error: { type: 'SERVER_UNAVAILABLE', message: `"${name}" cannot be called: server "${s.name}" ${describeState(s.state)}${s.reason ? `: ${s.reason}` : ''}`, retryable: s.state !== 'failed' }, meta: { latencyMs: 0, bytes: 0, server: s.name, tool: name } };
+          }
+        } else {
+          envelope = await router.call(name, opts.args ?? '{}', opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {});
+        }
+        out(`${JSON.stringify(envelope, null, 2)}\n`);
+        if (!envelope.ok) err(`${envelope.error.type}: ${envelope.error.message}\n`);
+        return exitCodeFor(envelope);
+      }
+    }
+    return EXIT_CODES.usage;
+  } finally {
+    await router.dispose();
+  }
+}
+
+function reportUnready(router: ToolRouter, err: (s: string) => void): void {
+  for (const s of router.serverStatuses) if (s.state !== 'ready') err(`Server "${s.name}" ${describeState(s.state)}${s.reason ? `: ${s.reason}` : ''}\n`);
+}
+
+if (require.main === module) {
+  runCli(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`mcp-tool-router: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = EXIT_CODES.usage;
+    },
+  );
+}

@@ -1,0 +1,106 @@
+/**
+ * The shape of one configured MCP server after parsing and substitution.
+ *
+ * The on-disk format is VS Code's `mcp.json` (`{"servers": {...}, "inputs": [...]}`) or Claude Desktop's
+ * `{"mcpServers": {...}}`. Router-specific options live under an optional `router` key on each server so a
+ * single file can serve both VS Code's own MCP support and this router.
+ */
+
+/** Where a configured server came from, so every error can name the file and the server. */
+export interface ConfigSource {
+  /** A path or a label such as `settings:toolRouter.servers`. */
+  readonly file: string;
+}
+
+export interface StdioLaunch {
+  readonly type: 'stdio';
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Variables added to the inherited environment; values may be secrets and are never logged. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+}
+
+export interface RemoteLaunch {
+  /** `http` tries streamable HTTP first and falls back to SSE, as VS Code does; `sse` uses SSE only. */
+  readonly type: 'http' | 'sse';
+  readonly url: string;
+  /** May carry secrets (Authorization); never logged. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export type ServerLaunch = StdioLaunch | RemoteLaunch;
+
+/** Router options that apply to one server. Defaults are in {@link DEFAULT_ROUTER_OPTIONS}. */
+export interface RouterOptions {
+  readonly enabled: boolean;
+  /** Globs over the server's original tool names; empty means every tool is allowed. */
+  readonly toolsAllowed: readonly string[];
+  /** Globs over the server's original tool names; a denied tool is never exposed. */
+  readonly toolsDenied: readonly string[];
+  readonly callTimeoutMs: number;
+  readonly maxConcurrentCalls: number;
+  readonly maxResponseBytes: number;
+  readonly startupTimeoutMs: number;
+  /**
+   * Tools whose input schema is missing or cannot be compiled fail closed unless this is true:
+   * calling them would send unchecked arguments to the server.
+   */
+  readonly allowUnvalidatedTools: boolean;
+}
+
+/**
+ * Two minutes: long enough for slow real work (builds, searches) and short enough that a hung server
+ * is noticed within one chat turn. VS Code's own MCP client uses no shorter limit.
+ */
+export const DEFAULT_CALL_TIMEOUT_MS = 120_000;
+/** Four calls at once per server keeps a single slow server from starving the rest of the chat turn. */
+export const DEFAULT_MAX_CONCURRENT_CALLS = 4;
+/**
+ * 256 KiB is about 64k tokens at the seeds' 4 characters per token: past that a single result already
+ * fills most models' context, so the rest is cut and the cut is reported.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024;
+/** `npx`-launched servers may install on first start; a minute covers that on a slow machine. */
+export const DEFAULT_STARTUP_TIMEOUT_MS = 60_000;
+
+export const DEFAULT_ROUTER_OPTIONS: RouterOptions = {
+  enabled: true,
+  toolsAllowed: [],
+  toolsDenied: [],
+  callTimeoutMs: DEFAULT_CALL_TIMEOUT_MS,
+  maxConcurrentCalls: DEFAULT_MAX_CONCURRENT_CALLS,
+  maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
+  startupTimeoutMs: DEFAULT_STARTUP_TIMEOUT_MS,
+  allowUnvalidatedTools: false,
+};
+
+export interface ServerDefinition {
+  /** The name as written in the config file. */
+  readonly name: string;
+  readonly launch: ServerLaunch;
+  readonly options: RouterOptions;
+  readonly source: ConfigSource;
+  /**
+   * A stable digest of launch + options; when it changes the server is restarted, when it does not
+   * a config reload leaves the running server alone.
+   */
+  readonly fingerprint: string;
+}
+
+/** One problem found in a config file. Problems are collected, never thrown, so other servers still start. */
+export interface ConfigIssue {
+  readonly file: string;
+  readonly server?: string;
+  /** A dotted path inside the server entry, e.g. `args[2]` or `router.callTimeoutMs`. */
+  readonly field?: string;
+  readonly message: string;
+  readonly severity: 'error' | 'warning';
+}
+
+export function formatConfigIssue(issue: ConfigIssue): string {
+  const where = [issue.file, issue.server ? `server "${issue.server}"` : undefined, issue.field ? `field "${issue.field}"` : undefined]
+    .filter(Boolean)
+    .join(', ');
+  return `${issue.severity === 'error' ? 'Error' : 'Warning'} in ${where}: ${issue.message}`;
+}

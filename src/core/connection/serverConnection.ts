@@ -1,0 +1,542 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod/v4';
+import type { CallErrorType } from '../callEnvelope';
+import { redactUrl } from '../config/mcpConfigParser';
+import type { ServerDefinition } from '../config/serverConfig';
+import { ServerLog } from './serverLog';
+import { StdioProcessTransport } from './stdioProcessTransport';
+
+/**
+ * One MCP server: its connection, its tools, its status and its log.
+ *
+ * This is the connection seam of the core: the router only uses {@link ServerConnection.tools},
+ * {@link ServerConnection.callTool}, the status and the two change events. Connections start on their own
+ * and never block one another; a server that exits or drops is restarted with the seeds' backoff.
+ */
+
+export type ServerState = 'starting' | 'ready' | 'restarting' | 'failed' | 'stopped' | 'disabled';
+
+export interface ServerStatus {
+  readonly name: string;
+  readonly state: ServerState;
+  /** Why the server is not ready, in words a user can act on. */
+  readonly reason?: string;
+  readonly restarts: number;
+  readonly toolCount: number;
+  /** The transport in use once connected. */
+  readonly transport?: 'stdio' | 'streamable-http' | 'sse';
+  readonly pid?: number;
+  /** When the next restart attempt happens (epoch ms), while restarting. */
+  readonly nextAttemptAt?: number;
+}
+
+/** A tool as the server listed it. Unknown fields are kept. */
+export interface ServerTool {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly inputSchema?: unknown;
+  readonly outputSchema?: unknown;
+  readonly annotations?: ToolAnnotations;
+}
+
+export interface ToolAnnotations {
+  readonly title?: string;
+  readonly readOnlyHint?: boolean;
+  readonly destructiveHint?: boolean;
+  readonly idempotentHint?: boolean;
+  readonly openWorldHint?: boolean;
+}
+
+/** A failure of the connection rather than of the tool; the router turns it into an envelope error. */
+export class ConnectionError extends Error {
+  constructor(readonly type: CallErrorType, message: string, readonly retryable: boolean) {
+    super(message);
+    this.name = 'ConnectionError';
+  }
+}
+
+/** The seeds' restart backoff: 0, 1, 2, 5, 10, 30, 60 s, then 60 s for every later attempt. */
+export const RESTART_BACKOFF_MS: readonly number[] = [0, 1_000, 2_000, 5_000, 10_000, 30_000, 60_000];
+/** A server that was ready this long counts as healthy again: its next crash restarts at the start of the backoff. */
+export const STABLE_UPTIME_MS = 60_000;
+/** After this many failures in a row the server is marked failed and waits for a manual restart (about 3 minutes of tries). */
+export const MAX_CONSECUTIVE_FAILURES = 8;
+/** A server that keeps handing out cursors is cut off here; no real server has this many pages of tools. */
+export const MAX_TOOL_PAGES = 100;
+/** list_changed notifications within this window collapse into one refresh, so a flood cannot stall us. */
+export const TOOL_REFRESH_DEBOUNCE_MS = 100;
+
+const CLIENT_INFO = { name: 'mcp-tool-router', version: '0.1.0' };
+
+const LooseToolListSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
+const LooseResultSchema = z.looseObject({});
+
+export type ToolCallResult = Record<string, unknown>;
+
+export interface ConnectionOptions {
+  /** Called for each line of the server's log (stderr and lifecycle events). */
+  readonly onLog?: (server: string, line: string) => void;
+  /** Overridden in tests to make backoff fast; production uses {@link RESTART_BACKOFF_MS}. */
+  readonly backoffMs?: readonly number[];
+}
+
+type Listener<T> = (value: T) => void;
+
+export class ServerConnection {
+  readonly log: ServerLog;
+  private client: Client | undefined;
+  private transport: Transport | undefined;
+  private generation = 0;
+  private state: ServerState = 'stopped';
+  private reason: string | undefined;
+  private restarts = 0;
+  private consecutiveFailures = 0;
+  private readyAt = 0;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private nextAttemptAt: number | undefined;
+  private refreshTimer: NodeJS.Timeout | undefined;
+  private refreshInFlight: Promise<void> | undefined;
+  private refreshQueued = false;
+  private transportKind: ServerStatus['transport'];
+  private currentTools: ServerTool[] = [];
+  private readonly statusListeners = new Set<Listener<ServerStatus>>();
+  private readonly toolListeners = new Set<Listener<readonly ServerTool[]>>();
+  private readonly settledWaiters = new Set<() => void>();
+  private readonly backoff: readonly number[];
+
+  constructor(readonly definition: ServerDefinition, private readonly options: ConnectionOptions = {}) {
+    this.log = new ServerLog();
+    this.backoff = options.backoffMs ?? RESTART_BACKOFF_MS;
+  }
+
+  get name(): string {
+    return this.definition.name;
+  }
+
+  get tools(): readonly ServerTool[] {
+    return this.currentTools;
+  }
+
+  get status(): ServerStatus {
+    const pid = this.transport instanceof StdioProcessTransport ? this.transport.pid : undefined;
+    return {
+      name: this.name,
+      state: this.state,
+      ...(this.reason !== undefined ? { reason: this.reason } : {}),
+      restarts: this.restarts,
+      toolCount: this.currentTools.length,
+      ...(this.transportKind ? { transport: this.transportKind } : {}),
+      ...(pid !== undefined && this.state === 'ready' ? { pid } : {}),
+      ...(this.nextAttemptAt !== undefined && this.state === 'restarting' ? { nextAttemptAt: this.nextAttemptAt } : {}),
+    };
+  }
+
+  onDidChangeStatus(listener: Listener<ServerStatus>): () => void {
+    this.statusListeners.add(listener);
+    return () => this.statusListeners.delete(listener);
+  }
+
+  onDidChangeTools(listener: Listener<readonly ServerTool[]>): () => void {
+    this.toolListeners.add(listener);
+    return () => this.toolListeners.delete(listener);
+  }
+
+  /** Starts connecting in the background; never throws. */
+  start(): void {
+    if (!this.definition.options.enabled) {
+      this.setState('disabled', 'disabled in the configuration (router.enabled is false)');
+      return;
+    }
+    this.consecutiveFailures = 0;
+    this.connect('starting');
+  }
+
+  /** A manual restart: resets the backoff and reconnects now. */
+  async restart(): Promise<void> {
+    this.clearTimers();
+    await this.teardown();
+    this.consecutiveFailures = 0;
+    this.restarts++;
+    this.connect('restarting');
+  }
+
+  async stop(): Promise<void> {
+    this.clearTimers();
+    this.generation++;
+    await this.teardown();
+    this.setState('stopped', undefined);
+  }
+
+  /** True once the server has left `starting`: it is ready, failed, or waiting to restart. */
+  isSettled(): boolean {
+    return this.state !== 'starting' && !(this.state === 'restarting' && this.consecutiveFailures === 0);
+  }
+
+  /** Resolves when the server is settled (see {@link isSettled}) or after `timeoutMs`. */
+  whenSettled(timeoutMs: number): Promise<void> {
+    if (this.isSettled()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.settledWaiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      timer.unref?.();
+      this.settledWaiters.add(done);
+    });
+  }
+
+  /** Resolves true when ready, false when the server settles in another state or the time runs out. */
+  async whenReady(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.state !== 'ready') {
+      if (this.state === 'failed' || this.state === 'stopped' || this.state === 'disabled') return false;
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      await new Promise<void>((resolve) => {
+        const off = this.onDidChangeStatus(() => {
+          off();
+          clearTimeout(t);
+          resolve();
+        });
+        const t = setTimeout(() => {
+          off();
+          resolve();
+        }, left);
+        t.unref?.();
+      });
+    }
+    return true;
+  }
+
+  /**
+   * Calls a tool by its original name. Throws {@link ConnectionError} for connection-level failures;
+   * returns the raw result object otherwise (its shape is checked by the router).
+   */
+  async callTool(tool: string, args: Record<string, unknown>, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<ToolCallResult> {
+    const client = this.client;
+    if (!client || this.state !== 'ready') throw this.unavailableError();
+    const generation = this.generation;
+    try {
+      return (await client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, LooseResultSchema, {
+        timeout: opts.timeoutMs,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      })) as ToolCallResult;
+    } catch (error) {
+      throw this.classifyCallError(error, generation, opts.timeoutMs, tool);
+    }
+  }
+
+  /** Re-reads the tool list now (also done automatically on `notifications/tools/list_changed`). */
+  refreshTools(): Promise<void> {
+    if (this.refreshInFlight) {
+      this.refreshQueued = true;
+      return this.refreshInFlight;
+    }
+    const generation = this.generation;
+    this.refreshInFlight = (async () => {
+      try {
+        const client = this.client;
+        if (!client) return;
+        const tools = await this.listAllTools(client);
+        if (generation !== this.generation) return;
+        this.setTools(tools);
+      } catch (error) {
+        this.log.append(`[router] refreshing the tool list failed: ${describeError(error)}`);
+      } finally {
+        this.refreshInFlight = undefined;
+        if (this.refreshQueued) {
+          this.refreshQueued = false;
+          void this.refreshTools();
+        }
+      }
+    })();
+    return this.refreshInFlight;
+  }
+
+  private connect(initialState: 'starting' | 'restarting'): void {
+    const generation = ++this.generation;
+    this.nextAttemptAt = undefined;
+    this.setState(initialState, initialState === 'restarting' ? this.reason : undefined);
+    void this.attempt(generation);
+  }
+
+  private async attempt(generation: number): Promise<void> {
+    const { launch, options } = this.definition;
+    try {
+      let client: Client;
+      if (launch.type === 'stdio') {
+        this.logLine(`[router] starting: ${launch.command} ${launch.args.join(' ')}`);
+        const transport = new StdioProcessTransport({
+          ...launch,
+          onStderr: (line) => this.logLine(line),
+          onStdoutNoise: (line) => this.logLine(`[router] ignored non-JSON-RPC output on stdout: ${line}`),
+        });
+        client = await this.connectWith(transport, generation, options.startupTimeoutMs);
+        this.transportKind = 'stdio';
+      } else {
+        const url = new URL(launch.url);
+        const requestInit: RequestInit = { headers: { ...launch.headers } };
+        if (launch.type === 'http') {
+          this.logLine(`[router] connecting (streamable HTTP): ${redactUrl(launch.url)}`);
+          try {
+            client = await this.connectWith(new StreamableHTTPClientTransport(url, { requestInit }), generation, options.startupTimeoutMs);
+            this.transportKind = 'streamable-http';
+          } catch (error) {
+            if (!shouldFallBackToSse(error) || generation !== this.generation) throw error;
+            this.logLine(`[router] streamable HTTP refused (${describeError(error)}); trying SSE`);
+            client = await this.connectWith(new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: sseFetch(launch.headers) } }), generation, options.startupTimeoutMs);
+            this.transportKind = 'sse';
+          }
+        } else {
+          this.logLine(`[router] connecting (SSE): ${redactUrl(launch.url)}`);
+          client = await this.connectWith(new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: sseFetch(launch.headers) } }), generation, options.startupTimeoutMs);
+          this.transportKind = 'sse';
+        }
+      }
+      if (generation !== this.generation) return;
+      const tools = await this.listAllTools(client);
+      if (generation !== this.generation) return;
+      this.setTools(tools);
+      this.readyAt = Date.now();
+      this.logLine(`[router] ready with ${tools.length} tools over ${this.transportKind}`);
+      this.setState('ready', undefined);
+    } catch (error) {
+      if (generation !== this.generation) return;
+      await this.teardown();
+      this.onFailure(`could not start: ${describeError(error)}`, isPermanentStartError(error));
+    }
+  }
+
+  private async connectWith(transport: Transport, generation: number, timeoutMs: number): Promise<Client> {
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    this.client = client;
+    this.transport = transport;
+    client.onclose = () => {
+      if (generation !== this.generation || this.client !== client) return;
+      const exit = transport instanceof StdioProcessTransport && transport.exitInfo ? ` (${transport.exitInfo})` : '';
+      this.client = undefined;
+      this.transport = undefined;
+      if (this.state === 'ready') this.onFailure(`the server ${transport instanceof StdioProcessTransport ? 'exited' : 'connection closed'}${exit}`, false);
+    };
+    client.onerror = (error) => {
+      if (generation === this.generation) this.logLine(`[router] transport error: ${describeError(error)}`);
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (generation !== this.generation) return;
+      if (this.refreshTimer) return;
+      this.refreshTimer = setTimeout(() => {
+        this.refreshTimer = undefined;
+        void this.refreshTools();
+      }, TOOL_REFRESH_DEBOUNCE_MS);
+      this.refreshTimer.unref?.();
+    });
+    try {
+      await client.connect(transport, { timeout: timeoutMs });
+    } catch (error) {
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        throw new Error(`no answer to "initialize" within ${timeoutMs} ms (router.startupTimeoutMs)`, { cause: error });
+      }
+      throw error;
+    }
+    return client;
+  }
+
+  private async listAllTools(client: Client): Promise<ServerTool[]> {
+    const out: ServerTool[] = [];
+    const seenCursors = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+      const result = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, LooseToolListSchema, {
+        timeout: this.definition.options.startupTimeoutMs,
+      });
+      for (const raw of result.tools) {
+        const tool = toServerTool(raw);
+        if (typeof tool === 'string') this.logLine(`[router] skipped an invalid tool in tools/list: ${tool}`);
+        else out.push(tool);
+      }
+      cursor = result.nextCursor;
+      if (!cursor) return out;
+      if (seenCursors.has(cursor)) {
+        this.logLine(`[router] tools/list returned cursor "${cursor.slice(0, 40)}" twice; stopped paging`);
+        return out;
+      }
+      seenCursors.add(cursor);
+    }
+    this.logLine(`[router] tools/list still had more pages after ${MAX_TOOL_PAGES}; stopped paging`);
+    return out;
+  }
+
+  private onFailure(reason: string, permanent: boolean): void {
+    this.logLine(`[router] ${reason}`);
+    if (this.readyAt > 0 && Date.now() - this.readyAt >= STABLE_UPTIME_MS) this.consecutiveFailures = 0;
+    this.readyAt = 0;
+    this.consecutiveFailures++;
+    if (permanent || this.consecutiveFailures >= MAX_CONSECUTIVE_FAILURES) {
+      const why = permanent ? reason : `${reason}; gave up after ${this.consecutiveFailures} failed starts in a row`;
+      this.setState('failed', `${why.replace(/\.+$/, '')}. Fix the configuration, then run "Restart Server".`);
+      return;
+    }
+    const delay = this.backoff[Math.min(this.consecutiveFailures - 1, this.backoff.length - 1)] ?? 0;
+    this.nextAttemptAt = Date.now() + delay;
+    this.setState('restarting', `${reason}; restarting in ${Math.round(delay / 1000)} s (attempt ${this.consecutiveFailures})`);
+    const generation = this.generation;
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      if (generation !== this.generation) return;
+      this.restarts++;
+      this.connect('restarting');
+    }, delay);
+    this.restartTimer.unref?.();
+  }
+
+  private unavailableError(): ConnectionError {
+    const why = this.reason ? `: ${this.reason}` : '';
+    switch (this.state) {
+      case 'starting':
+        return new ConnectionError('SERVER_UNAVAILABLE', `Server "${this.name}" is still starting; try again in a moment.`, true);
+      case 'restarting':
+        return new ConnectionError('SERVER_UNAVAILABLE', `Server "${this.name}" is restarting${why}.`, true);
+      case 'disabled':
+        return new ConnectionError('SERVER_UNAVAILABLE', `Server "${this.name}" is disabled; enable it in the configuration to use its tools.`, false);
+      default:
+        return new ConnectionError('SERVER_UNAVAILABLE', `Server "${this.name}" ${describeState(this.state)}${why}`, false);
+    }
+  }
+
+  private classifyCallError(error: unknown, generation: number, timeoutMs: number, tool: string): Error {
+    if (error instanceof McpError) {
+      if (error.code === ErrorCode.RequestTimeout) {
+        return new ConnectionError('TIMEOUT', `Server "${this.name}" did not answer "${tool}" within ${timeoutMs} ms (router.callTimeoutMs). The call was cancelled; the tool may still have acted.`, true);
+      }
+      if (error.code === ErrorCode.ConnectionClosed || generation !== this.generation) {
+        return new ConnectionError('SERVER_RESTARTED', `Server "${this.name}" stopped while "${tool}" was running${this.reason ? ` (${this.reason})` : ''}. The server is being restarted; the call's effect is unknown, so check before retrying.`, true);
+      }
+      return new ConnectionError('PROTOCOL_ERROR', `Server "${this.name}" answered "${tool}" with error ${error.code}: ${error.message}`, false);
+    }
+    if (isAbortError(error)) return new ConnectionError('CANCELLED', `The call to "${tool}" on "${this.name}" was cancelled.`, false);
+    if (generation !== this.generation || this.state !== 'ready') {
+      return new ConnectionError('SERVER_RESTARTED', `Server "${this.name}" stopped while "${tool}" was running. The server is being restarted; the call's effect is unknown, so check before retrying.`, true);
+    }
+    const message = describeError(error);
+    // A remote server that went away: reconnect so the next call has a chance.
+    if (this.definition.launch.type !== 'stdio' && /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|terminated|other side closed/i.test(message)) {
+      void this.teardown().then(() => this.onFailure(`the connection failed during a call: ${message}`, false));
+      return new ConnectionError('SERVER_RESTARTED', `The connection to server "${this.name}" failed while "${tool}" was running (${message}). Reconnecting; the call's effect is unknown.`, true);
+    }
+    return new ConnectionError('SERVER_UNAVAILABLE', `Calling "${tool}" on server "${this.name}" failed: ${message}`, true);
+  }
+
+  private setTools(tools: ServerTool[]): void {
+    this.currentTools = tools;
+    for (const l of this.toolListeners) safely(() => l(tools));
+    this.emitStatus();
+  }
+
+  private setState(state: ServerState, reason: string | undefined): void {
+    this.state = state;
+    this.reason = reason;
+    if (state === 'failed' || state === 'stopped' || state === 'disabled') {
+      if (this.currentTools.length > 0) this.setTools([]);
+    }
+    this.emitStatus();
+    if (this.isSettled()) for (const w of [...this.settledWaiters]) w();
+  }
+
+  private emitStatus(): void {
+    const status = this.status;
+    for (const l of this.statusListeners) safely(() => l(status));
+  }
+
+  private logLine(line: string): void {
+    this.log.append(line);
+    this.options.onLog?.(this.name, line);
+  }
+
+  private async teardown(): Promise<void> {
+    const client = this.client;
+    const transport = this.transport;
+    this.client = undefined;
+    this.transport = undefined;
+    try {
+      if (client) await client.close();
+      else if (transport) await transport.close();
+    } catch {
+      // Closing a broken connection can fail; the process group is still signalled by the transport.
+    }
+  }
+
+  private clearTimers(): void {
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    this.restartTimer = undefined;
+    this.refreshTimer = undefined;
+  }
+}
+
+/** Checks one entry of `tools/list` and keeps only the fields the router understands; a string means "invalid, because…". */
+export function toServerTool(raw: unknown): ServerTool | string {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return `an entry is ${raw === null ? 'null' : typeof raw}, not an object`;
+  const r = raw as Record<string, unknown>;
+  if (typeof r['name'] !== 'string' || r['name'].length === 0) return `an entry has no string "name" (${JSON.stringify(r['name'])?.slice(0, 60)})`;
+  if (r['name'].length > 512) return `a tool name is ${r['name'].length} characters long`;
+  const annotations = typeof r['annotations'] === 'object' && r['annotations'] !== null ? pickAnnotations(r['annotations'] as Record<string, unknown>) : undefined;
+  return {
+    name: r['name'],
+    ...(typeof r['title'] === 'string' ? { title: r['title'] } : {}),
+    ...(typeof r['description'] === 'string' ? { description: r['description'] } : {}),
+    ...('inputSchema' in r ? { inputSchema: r['inputSchema'] } : {}),
+    ...('outputSchema' in r ? { outputSchema: r['outputSchema'] } : {}),
+    ...(annotations ? { annotations } : {}),
+  };
+}
+
+function pickAnnotations(a: Record<string, unknown>): ToolAnnotations {
+  const out: Record<string, unknown> = {};
+  for (const key of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) if (typeof a[key] === 'boolean') out[key] = a[key];
+  if (typeof a['title'] === 'string') out['title'] = a['title'];
+  return out as ToolAnnotations;
+}
+
+/** Streamable HTTP answered 4xx (old SSE-only servers answer 404/405 to POST): worth trying SSE. */
+function shouldFallBackToSse(error: unknown): boolean {
+  if (error instanceof StreamableHTTPError) return error.code !== undefined && error.code >= 400 && error.code < 500 && error.code !== 401 && error.code !== 403;
+  return /\b(404|405|400)\b/.test(describeError(error));
+}
+
+/** A missing executable will not appear by retrying; other start errors might be transient. */
+function isPermanentStartError(error: unknown): boolean {
+  return /was not found: check "command"|is not executable/.test(describeError(error));
+}
+
+function sseFetch(headers: Readonly<Record<string, string>>): typeof fetch {
+  return (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string> | undefined), ...headers } });
+}
+
+function isAbortError(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'AbortError' || /aborted/i.test(error.message));
+}
+
+/** "has failed", "is stopped"…: state names read as sentences in messages. */
+export function describeState(state: ServerState): string {
+  return state === 'failed' ? 'has failed' : `is ${state}`;
+}
+
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+function safely(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // A listener's failure must not break the connection's own bookkeeping.
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * Turns what a model sent into the arguments a tool expects, before validation.
+ *
+ * Models often send `"true"` for a boolean, `"5"` for a number, `null` for an optional property they
+ * mean to omit, or the whole argument object as a JSON string. Each fix is made only where the schema
+ * asks for that type, so a string property that happens to hold `"true"` is left alone.
+ * The result is a fresh object built with own properties only, so keys such as `__proto__` stay data.
+ */
+
+export type ParsedArguments = { ok: true; value: Record<string, unknown> } | { ok: false; message: string };
+
+/** Refuse to walk deeper than this: a model's arguments never nest so far, a hostile input might. */
+export const MAX_ARGUMENT_DEPTH = 64;
+
+export function parseArguments(raw: unknown): ParsedArguments {
+  if (raw === undefined || raw === null) return { ok: true, value: {} };
+  let value: unknown = raw;
+  if (typeof raw === 'string') {
+    const text = raw.trim();
+    if (text === '') return { ok: true, value: {} };
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      return { ok: false, message: `the arguments are a string that is not valid JSON (${(error as Error).message}); send a JSON object` };
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, message: `the arguments must be a JSON object, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}` };
+  }
+  return { ok: true, value: value as Record<string, unknown> };
+}
+
+type Schema = Record<string, unknown>;
+
+export interface NormalizeResult {
+  readonly value: Record<string, unknown>;
+  /** What was changed, e.g. `/limit: "5" → 5`; shown in logs and the panel. */
+  readonly changes: string[];
+}
+
+export function normalizeArguments(args: Record<string, unknown>, schema: unknown): NormalizeResult {
+  const changes: string[] = [];
+  const root = isObject(schema) ? schema : {};
+  const value = normalizeValue(args, root, root, '', changes, 0);
+  return { value: isObject(value) ? value : args, changes };
+}
+
+function normalizeValue(value: unknown, schema: Schema, root: Schema, at: string, changes: string[], depth: number): unknown {
+  if (depth > MAX_ARGUMENT_DEPTH) return value;
+  const s = resolveLocalRef(schema, root);
+  const types = schemaTypes(s);
+
+  if (typeof value === 'string' && !types.has('string')) {
+    if (types.has('boolean') && (value === 'true' || value === 'false')) {
+      changes.push(`${at || '/'}: "${value}" → ${value}`);
+      return value === 'true';
+    }
+    if ((types.has('number') || types.has('integer')) && NUMERIC.test(value.trim())) {
+      const n = Number(value.trim());
+      if (Number.isFinite(n) && (types.has('number') || Number.isInteger(n))) {
+        changes.push(`${at || '/'}: "${truncate(value)}" → ${n}`);
+        return n;
+      }
+    }
+    return value;
+  }
+
+  if (Array.isArray(value)) {
+    const items = isObject(s['items']) ? s['items'] : undefined;
+    if (!items) return value;
+    return value.map((item, i) => normalizeValue(item, items, root, `${at}/${i}`, changes, depth + 1));
+  }
+
+  if (isObject(value)) {
+    const properties = isObject(s['properties']) ? s['properties'] : {};
+    const required = new Set(Array.isArray(s['required']) ? s['required'].filter((r): r is string => typeof r === 'string') : []);
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      const child = value[key];
+      const propertySchema = Object.prototype.hasOwnProperty.call(properties, key) && isObject(properties[key]) ? properties[key] : undefined;
+      if (child === null && !required.has(key) && propertySchema && !schemaTypes(resolveLocalRef(propertySchema, root)).has('null')) {
+        changes.push(`${at}/${key}: null removed (optional)`);
+        continue;
+      }
+      const normalized = propertySchema ? normalizeValue(child, propertySchema, root, `${at}/${key}`, changes, depth + 1) : child;
+      // defineProperty, not assignment: `out["__proto__"] = x` would replace the prototype.
+      Object.defineProperty(out, key, { value: normalized, enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+  return value;
+}
+
+const NUMERIC = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+
+function schemaTypes(schema: Schema): Set<string> {
+  const t = schema['type'];
+  const out = new Set<string>();
+  if (typeof t === 'string') out.add(t);
+  else if (Array.isArray(t)) for (const x of t) if (typeof x === 'string') out.add(x);
+  // anyOf/oneOf of simple types (common in generated schemas: {"anyOf":[{"type":"number"},{"type":"null"}]})
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const alternatives = schema[key];
+    if (Array.isArray(alternatives)) for (const alt of alternatives) if (isObject(alt) && typeof alt['type'] === 'string') out.add(alt['type']);
+  }
+  if (schema['nullable'] === true) out.add('null');
+  return out;
+}
+
+/** Follows `#/...` references inside the same schema, a few hops at most (cycles end there). */
+function resolveLocalRef(schema: Schema, root: Schema): Schema {
+  let current = schema;
+  for (let hops = 0; hops < 8 && typeof current['$ref'] === 'string'; hops++) {
+    const ref = current['$ref'];
+    if (!ref.startsWith('#/')) return current;
+    let target: unknown = root;
+    for (const part of ref.slice(2).split('/')) {
+      const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
+      target = isObject(target) && Object.prototype.hasOwnProperty.call(target, key) ? target[key] : undefined;
+    }
+    if (!isObject(target)) return current;
+    current = target;
+  }
+  return current;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function truncate(s: string): string {
+  return s.length > 20 ? `${s.slice(0, 17)}…` : s;
+}

@@ -1,0 +1,182 @@
+import Ajv, { type AnySchema, type ErrorObject, type ValidateFunction } from 'ajv';
+import Ajv2019 from 'ajv/dist/2019';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+
+/**
+ * Compiles each tool's input schema once, at discovery, and validates arguments against it.
+ *
+ * - Draft-07 (and schemas with no `$schema`) use Ajv's default engine; 2019-09 and 2020-12 use theirs.
+ * - Remote `$ref` is never fetched: Ajv is given no loader, so an unresolved reference fails to compile.
+ * - A schema that does not compile yields a {@link SchemaProblem}; the router then fails the tool closed.
+ * - The canonical schema is never modified: it is what the model sees.
+ */
+
+export interface ValidationIssue {
+  /** JSON-pointer-like path into the arguments, `/` for the root. */
+  readonly path: string;
+  readonly message: string;
+}
+
+export type ArgumentCheck = (args: unknown) => ValidationIssue[];
+
+export interface CompiledSchema {
+  readonly ok: true;
+  readonly validate: ArgumentCheck;
+}
+
+export interface SchemaProblem {
+  readonly ok: false;
+  readonly reason: string;
+}
+
+/**
+ * Beyond this many enum values a schema is hostile or generated carelessly; compiling it is refused so
+ * a single tool cannot stall discovery.
+ */
+export const MAX_ENUM_VALUES = 10_000;
+/** A schema bigger than this (serialised) is refused for the same reason. */
+export const MAX_SCHEMA_BYTES = 512 * 1024;
+/** Error lists are cut here: the model gets the first problems, not a wall of text. */
+const MAX_REPORTED_ISSUES = 20;
+
+const DRAFT_2020 = 'https://json-schema.org/draft/2020-12/schema';
+const DRAFT_2019 = 'https://json-schema.org/draft/2019-09/schema';
+
+type AjvLike = Pick<Ajv, 'compile'>;
+
+function makeEngine<T extends Ajv>(Ctor: new (opts: object) => T): T {
+  const ajv = new Ctor({
+    allErrors: true,
+    // Real MCP servers emit schemas with keywords Ajv does not know ("example", "x-..."); strict mode would refuse them.
+    strict: false,
+    validateSchema: true,
+    // Formats are checked where ajv-formats knows them; unknown formats are ignored, not fatal.
+    validateFormats: true,
+    unicodeRegExp: true,
+    // No loadSchema: remote references are never resolved.
+  });
+  addFormats(ajv as unknown as Parameters<typeof addFormats>[0]);
+  return ajv;
+}
+
+export class SchemaCompiler {
+  private readonly draft07 = makeEngine(Ajv);
+  private readonly draft2019 = makeEngine(Ajv2019 as unknown as new (opts: object) => Ajv);
+  private readonly draft2020 = makeEngine(Ajv2020 as unknown as new (opts: object) => Ajv);
+
+  compile(schema: unknown): CompiledSchema | SchemaProblem {
+    if (schema === undefined || schema === null) return { ok: false, reason: 'the tool has no input schema' };
+    if (typeof schema !== 'object' || Array.isArray(schema)) return { ok: false, reason: `the input schema is ${Array.isArray(schema) ? 'an array' : typeof schema}, not an object` };
+    let serialised: string;
+    try {
+      serialised = JSON.stringify(schema);
+    } catch {
+      return { ok: false, reason: 'the input schema cannot be serialised (it contains a cycle)' };
+    }
+    if (serialised.length > MAX_SCHEMA_BYTES) return { ok: false, reason: `the input schema is ${serialised.length} bytes, above the ${MAX_SCHEMA_BYTES}-byte limit` };
+    const tooLongEnum = findLongEnum(schema, 0);
+    if (tooLongEnum) return { ok: false, reason: `the input schema has an enum with more than ${MAX_ENUM_VALUES} values at ${tooLongEnum}` };
+    const remote = findRemoteRef(schema, '', 0);
+    if (remote) return { ok: false, reason: `the input schema refers to a remote schema (${remote}); remote $ref is never fetched` };
+
+    const copy = JSON.parse(serialised) as Record<string, unknown>;
+    const declared = typeof copy['$schema'] === 'string' ? copy['$schema'].replace(/#$/, '') : undefined;
+    let engine: AjvLike = this.draft07;
+    if (declared === DRAFT_2020) engine = this.draft2020;
+    else if (declared === DRAFT_2019) engine = this.draft2019;
+    else if (declared !== undefined) delete copy['$schema']; // draft-04/06/07 variants: checked with draft-07 rules
+    // `$id`s would be registered globally in the engine and clash between tools; validation needs none.
+    stripIds(copy, 0);
+    if (copy['type'] === undefined && copy['properties'] !== undefined) copy['type'] = 'object';
+
+    let validate: ValidateFunction;
+    try {
+      validate = engine.compile(copy as AnySchema);
+    } catch (error) {
+      return { ok: false, reason: `the input schema does not compile: ${(error as Error).message}` };
+    }
+    return {
+      ok: true,
+      validate: (args) => {
+        try {
+          if (validate(args)) return [];
+          return formatErrors(validate.errors ?? []);
+        } catch (error) {
+          // A pattern can be valid for the compiler and still blow up at run time (e.g. catastrophic regex limits).
+          return [{ path: '/', message: `the arguments could not be checked: ${(error as Error).message}` }];
+        }
+      },
+    };
+  }
+}
+
+export function formatErrors(errors: readonly ErrorObject[]): ValidationIssue[] {
+  const out: ValidationIssue[] = [];
+  const seen = new Set<string>();
+  for (const e of errors) {
+    let p = e.instancePath || '/';
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'required' && typeof e.params['missingProperty'] === 'string') {
+      p = `${e.instancePath}/${e.params['missingProperty']}`;
+      message = 'is required but missing';
+    } else if (e.keyword === 'additionalProperties' && typeof e.params['additionalProperty'] === 'string') {
+      p = `${e.instancePath}/${e.params['additionalProperty']}`;
+      message = 'is not an allowed property';
+    } else if (e.keyword === 'enum' && Array.isArray(e.params['allowedValues'])) {
+      const allowed = (e.params['allowedValues'] as unknown[]).slice(0, 10).map((v) => JSON.stringify(v)).join(', ');
+      message = `must be one of ${allowed}${(e.params['allowedValues'] as unknown[]).length > 10 ? ', …' : ''}`;
+    }
+    const key = `${p}\u0000${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ path: p, message });
+    if (out.length >= MAX_REPORTED_ISSUES) break;
+  }
+  return out;
+}
+
+export function describeIssues(issues: readonly ValidationIssue[]): string {
+  return issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+}
+
+/** Nesting beyond this is treated as hostile; the walkers stop and the compiler decides. */
+const MAX_WALK_DEPTH = 64;
+
+function findRemoteRef(node: unknown, at: string, depth: number): string | undefined {
+  if (depth > MAX_WALK_DEPTH || typeof node !== 'object' || node === null) return undefined;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const hit = findRemoteRef(node[i], `${at}/${i}`, depth + 1);
+      if (hit) return hit;
+    }
+    return undefined;
+  }
+  for (const [k, v] of Object.entries(node)) {
+    if ((k === '$ref' || k === '$dynamicRef' || k === '$recursiveRef') && typeof v === 'string' && !v.startsWith('#')) return `${at}/${k} = ${v.slice(0, 120)}`;
+    const hit = findRemoteRef(v, `${at}/${k}`, depth + 1);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+function findLongEnum(node: unknown, depth: number): string | undefined {
+  if (depth > MAX_WALK_DEPTH || typeof node !== 'object' || node === null) return undefined;
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'enum' && Array.isArray(v) && v.length > MAX_ENUM_VALUES) return `/${k}`;
+    const hit = findLongEnum(v, depth + 1);
+    if (hit) return `/${k}${hit}`;
+  }
+  return undefined;
+}
+
+function stripIds(node: unknown, depth: number): void {
+  if (depth > MAX_WALK_DEPTH || typeof node !== 'object' || node === null) return;
+  if (!Array.isArray(node)) {
+    const obj = node as Record<string, unknown>;
+    // Only schema-level $id strings; a property literally named "$id" sits under "properties" and is an object.
+    // Plain-name anchors ("#foo") are kept: local `$ref`s may point at them.
+    if (typeof obj['$id'] === 'string' && !obj['$id'].startsWith('#')) delete obj['$id'];
+  }
+  for (const v of Object.values(node)) stripIds(v, depth + 1);
+}

@@ -1,0 +1,397 @@
+import picomatch from 'picomatch';
+import { type CallEnvelope, type CallError, type CallErrorType, type CallMeta } from './callEnvelope';
+import { CallStatistics } from './callStatistics';
+import { ConcurrencyQueue } from './concurrencyQueue';
+import type { ServerDefinition } from './config/serverConfig';
+import { ConnectionError, ServerConnection, describeError, type ConnectionOptions, type ServerStatus, type ServerTool, type ToolAnnotations } from './connection/serverConnection';
+import { assignServerPrefixes, assignToolNames } from './naming';
+import { normalizeArguments, parseArguments } from './schema/argumentNormalizer';
+import { SchemaCompiler, describeIssues, type CompiledSchema, type SchemaProblem } from './schema/argumentValidator';
+import { checkToolResult, cutToSize } from './toolResult';
+
+/**
+ * The router: one catalogue of every server's tools under `{server}_{tool}` names, and one call pipeline
+ * (parse → normalise → validate → queue → call → check → cut) that always ends in a {@link CallEnvelope}.
+ */
+
+export interface RoutedTool {
+  /** The exposed, provider-safe name. */
+  readonly name: string;
+  readonly server: string;
+  readonly originalName: string;
+  readonly title?: string;
+  /** The server's description tagged with the server: `[server] …`. */
+  readonly description: string;
+  readonly originalDescription: string;
+  /** The server's schema, verbatim: what the model sees. */
+  readonly inputSchema: unknown;
+  readonly annotations: ToolAnnotations;
+  /** Set when the schema is missing or does not compile; such a tool fails closed unless allowed. */
+  readonly schemaProblem?: string;
+}
+
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+  /** Overrides the server's `router.callTimeoutMs` for this call. */
+  readonly timeoutMs?: number;
+}
+
+export interface ToolRouterOptions extends ConnectionOptions {
+  /** Creates connections; tests and the extension pass their own to observe them. */
+  readonly createConnection?: (def: ServerDefinition, options: ConnectionOptions) => ServerConnection;
+}
+
+interface ServerEntry {
+  readonly connection: ServerConnection;
+  readonly queue: ConcurrencyQueue;
+  readonly unsubscribe: Array<() => void>;
+}
+
+interface ToolEntry {
+  readonly tool: RoutedTool;
+  readonly validator: CompiledSchema | SchemaProblem;
+}
+
+type Listener<T> = (value: T) => void;
+
+/** Arguments after parse → normalise → validate, or the error that stops the call before the server. */
+export type PreparedArguments = { ok: true; value: Record<string, unknown>; changes: readonly string[] } | { ok: false; error: CallError };
+
+/** Suggestions offered for an unknown tool name. */
+const MAX_NAME_SUGGESTIONS = 3;
+
+export class ToolRouter {
+  readonly stats = new CallStatistics();
+  private readonly servers = new Map<string, ServerEntry>();
+  private tools = new Map<string, ToolEntry>();
+  private readonly compiler = new SchemaCompiler();
+  /** Compiled validators by server + schema text, so a tool-list refresh does not recompile unchanged schemas. */
+  private readonly compiled = new Map<string, CompiledSchema | SchemaProblem>();
+  private readonly toolListeners = new Set<Listener<readonly RoutedTool[]>>();
+  private readonly statusListeners = new Set<Listener<ServerStatus>>();
+
+  constructor(private readonly options: ToolRouterOptions = {}) {}
+
+  /**
+   * Makes the running servers match `definitions`: new ones start, removed ones stop, changed ones
+   * (different fingerprint) restart, and unchanged ones are left alone. Returns at once; servers start
+   * in the background and in parallel.
+   */
+  async applyConfig(definitions: readonly ServerDefinition[]): Promise<void> {
+    const wanted = new Map(definitions.map((d) => [d.name, d]));
+    const stopping: Promise<void>[] = [];
+    for (const [name, entry] of this.servers) {
+      const next = wanted.get(name);
+      if (!next || next.fingerprint !== entry.connection.definition.fingerprint) {
+        stopping.push(this.removeServer(name));
+      }
+    }
+    await Promise.all(stopping);
+    for (const def of definitions) {
+      if (this.servers.has(def.name)) continue;
+      const connection = this.options.createConnection ? this.options.createConnection(def, this.options) : new ServerConnection(def, this.options);
+      const entry: ServerEntry = {
+        connection,
+        queue: new ConcurrencyQueue(def.options.maxConcurrentCalls),
+        unsubscribe: [
+          connection.onDidChangeTools(() => this.rebuildCatalogue()),
+          connection.onDidChangeStatus((s) => this.statusListeners.forEach((l) => l(s))),
+        ],
+      };
+      this.servers.set(def.name, entry);
+      connection.start();
+    }
+    this.rebuildCatalogue();
+  }
+
+  get serverStatuses(): ServerStatus[] {
+    return [...this.servers.values()].map((e) => e.connection.status);
+  }
+
+  getConnection(server: string): ServerConnection | undefined {
+    return this.servers.get(server)?.connection;
+  }
+
+  listTools(): RoutedTool[] {
+    return [...this.tools.values()].map((e) => e.tool);
+  }
+
+  getTool(name: string): RoutedTool | undefined {
+    return this.tools.get(name)?.tool;
+  }
+
+  /** Validates arguments without calling anything (used by the command palette to show errors at the field). */
+  checkArguments(name: string, rawArgs: unknown): PreparedArguments {
+    const entry = this.tools.get(name);
+    if (!entry) return { ok: false, error: this.unknownToolError(name) };
+    return this.prepareArguments(entry, rawArgs);
+  }
+
+  onDidChangeTools(listener: Listener<readonly RoutedTool[]>): () => void {
+    this.toolListeners.add(listener);
+    return () => this.toolListeners.delete(listener);
+  }
+
+  onDidChangeServerStatus(listener: Listener<ServerStatus>): () => void {
+    this.statusListeners.add(listener);
+    return () => this.statusListeners.delete(listener);
+  }
+
+  /** Resolves once every server has settled (ready, failed, or waiting to restart), or after `timeoutMs`. */
+  async whenSettled(timeoutMs: number): Promise<void> {
+    await Promise.all([...this.servers.values()].map((e) => e.connection.whenSettled(timeoutMs)));
+  }
+
+  /**
+   * Waits until `name` is in the catalogue, or until every server that could own it has settled.
+   * Only servers whose prefix starts `name` are waited for, so one slow server does not delay a call to another.
+   */
+  async waitForTool(name: string, timeoutMs: number): Promise<RoutedTool | undefined> {
+    const existing = this.getTool(name);
+    if (existing) return existing;
+    const prefixes = assignServerPrefixes([...this.servers.keys()]);
+    const owners = [...this.servers.entries()].filter(([server]) => name.startsWith(`${prefixes.get(server)}_`)).map(([, e]) => e.connection);
+    const candidates = owners.length > 0 ? owners : [...this.servers.values()].map((e) => e.connection);
+    const deadline = Date.now() + timeoutMs;
+    await new Promise<void>((resolve) => {
+      const check = (): void => {
+        if (this.getTool(name) || candidates.every((c) => c.isSettled()) || Date.now() >= deadline) {
+          offTools();
+          offStatus();
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      const offTools = this.onDidChangeTools(check);
+      const offStatus = this.onDidChangeServerStatus(check);
+      const timer = setTimeout(check, Math.max(0, timeoutMs));
+      timer.unref?.();
+      check();
+    });
+    return this.getTool(name);
+  }
+
+  async call(name: string, rawArgs: unknown, options: CallOptions = {}): Promise<CallEnvelope> {
+    const started = performance.now();
+    const entry = this.tools.get(name);
+    if (!entry) {
+      return { ok: false, error: this.unknownToolError(name), meta: { latencyMs: 0, bytes: 0, server: '', tool: name, exposedName: name } };
+    }
+    const { tool } = entry;
+    const server = this.servers.get(tool.server);
+    const baseMeta = { server: tool.server, tool: tool.originalName, exposedName: tool.name };
+    const fail = (type: CallErrorType, message: string, retryable: boolean, extra: Partial<CallError> = {}, metaExtra: Partial<CallMeta> = {}): CallEnvelope => {
+      const latencyMs = performance.now() - started;
+      this.stats.record(name, latencyMs, 0, false);
+      return { ok: false, error: { type, message, retryable, ...extra }, meta: { latencyMs, bytes: 0, ...baseMeta, ...metaExtra } };
+    };
+    if (!server) return fail('SERVER_UNAVAILABLE', `Server "${tool.server}" is no longer configured.`, false);
+
+    const prepared = this.prepareArguments(entry, rawArgs);
+    if (!prepared.ok) return fail(prepared.error.type, prepared.error.message, false, prepared.error.issues ? { issues: prepared.error.issues } : {});
+    const normalized = prepared.changes;
+
+    const timeoutMs = options.timeoutMs ?? server.connection.definition.options.callTimeoutMs;
+    const deadline = Date.now() + timeoutMs;
+    const connection = server.connection;
+    const state = connection.status.state;
+    if (state === 'starting' || state === 'restarting') {
+      // A server that is coming up gets the call's own time budget to become ready.
+      await connection.whenReady(timeoutMs);
+    }
+
+    const deadlineController = new AbortController();
+    const deadlineTimer = setTimeout(() => deadlineController.abort(new Error('deadline')), Math.max(0, deadline - Date.now()));
+    deadlineTimer.unref?.();
+    const signal = options.signal ? AbortSignal.any([options.signal, deadlineController.signal]) : deadlineController.signal;
+    let raw: Record<string, unknown>;
+    try {
+      raw = await server.queue.run(() => {
+        const left = Math.max(1, deadline - Date.now());
+        return connection.callTool(tool.originalName, prepared.value, { timeoutMs: left, ...(options.signal ? { signal: options.signal } : {}) });
+      }, signal);
+    } catch (error) {
+      if (error instanceof ConnectionError) return fail(error.type, error.message, error.retryable, {}, normalized.length ? { normalized } : {});
+      if (options.signal?.aborted) return fail('CANCELLED', `The call to "${name}" was cancelled.`, false);
+      if (deadlineController.signal.aborted) {
+        return fail('TIMEOUT', `"${name}" waited ${timeoutMs} ms for a free slot on server "${tool.server}" (router.maxConcurrentCalls = ${connection.definition.options.maxConcurrentCalls}) and was not started.`, true);
+      }
+      return fail('SERVER_UNAVAILABLE', `Calling "${name}" failed: ${describeError(error)}`, true);
+    } finally {
+      clearTimeout(deadlineTimer);
+    }
+
+    const checked = checkToolResult(raw);
+    if (typeof checked === 'string') {
+      return fail('INVALID_RESULT', `Server "${tool.server}" returned an invalid result for "${tool.originalName}": ${checked}.`, false);
+    }
+    const limit = connection.definition.options.maxResponseBytes;
+    const cut = cutToSize(checked, limit);
+    const latencyMs = performance.now() - started;
+    const meta: CallMeta = {
+      latencyMs,
+      bytes: cut.bytes,
+      ...baseMeta,
+      ...(cut.cut ? { truncated: { originalBytes: cut.originalBytes, limitBytes: limit } } : {}),
+      ...(normalized.length ? { normalized } : {}),
+    };
+    this.stats.record(name, latencyMs, cut.bytes, !checked.isError);
+    if (checked.isError) {
+      const text = cut.content.filter((b) => b.type === 'text').map((b) => String(b['text'])).join('\n').trim();
+      return {
+        ok: false,
+        error: { type: 'TOOL_ERROR', message: `Tool "${tool.originalName}" on server "${tool.server}" reported an error${text ? `: ${text.slice(0, 2000)}` : ' (no message)'}`, retryable: false },
+        content: cut.content,
+        meta,
+      };
+    }
+    return { ok: true, content: cut.content, ...(cut.structuredContent !== undefined ? { structuredContent: cut.structuredContent } : {}), meta };
+  }
+
+  async restartServer(server: string): Promise<void> {
+    await this.servers.get(server)?.connection.restart();
+  }
+
+  async refreshTools(server?: string): Promise<void> {
+    const targets = server ? [this.servers.get(server)].filter((e): e is ServerEntry => !!e) : [...this.servers.values()];
+    await Promise.all(targets.map((e) => e.connection.refreshTools()));
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all([...this.servers.keys()].map((name) => this.removeServer(name)));
+    this.rebuildCatalogue();
+  }
+
+  private prepareArguments(entry: ToolEntry, rawArgs: unknown): PreparedArguments {
+    const { tool, validator } = entry;
+    const parsed = parseArguments(rawArgs);
+    if (!parsed.ok) return { ok: false, error: { type: 'INVALID_ARGUMENTS', message: `Invalid arguments for "${tool.name}": ${parsed.message}.`, retryable: false } };
+    if (!validator.ok) {
+      const allow = this.servers.get(tool.server)?.connection.definition.options.allowUnvalidatedTools ?? false;
+      if (!allow) {
+        return {
+          ok: false,
+          error: {
+            type: 'SCHEMA_UNAVAILABLE',
+            message: `"${tool.name}" was not called because ${validator.reason}, so its arguments cannot be checked. Ask the server's author to fix the schema, or set router.allowUnvalidatedTools for server "${tool.server}" to call it anyway.`,
+            retryable: false,
+          },
+        };
+      }
+      return { ok: true, ...normalizeArguments(parsed.value, tool.inputSchema) };
+    }
+    const { value, changes } = normalizeArguments(parsed.value, tool.inputSchema);
+    const issues = validator.validate(value);
+    if (issues.length > 0) {
+      return {
+        ok: false,
+        error: { type: 'INVALID_ARGUMENTS', message: `Invalid arguments for "${tool.name}": ${describeIssues(issues)}. Fix these and call again.`, retryable: false, issues },
+      };
+    }
+    return { ok: true, value, changes };
+  }
+
+  private unknownToolError(name: string): CallError {
+    const suggestions = suggestNames(name, [...this.tools.keys()]);
+    const hint = suggestions.length ? ` Did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : this.tools.size === 0 ? ' No tools are available: check that the servers are running.' : '';
+    return { type: 'UNKNOWN_TOOL', message: `There is no tool named "${name}".${hint}`, retryable: false };
+  }
+
+  private async removeServer(name: string): Promise<void> {
+    const entry = this.servers.get(name);
+    if (!entry) return;
+    this.servers.delete(name);
+    entry.unsubscribe.forEach((off) => off());
+    for (const key of [...this.compiled.keys()]) if (key.startsWith(`${name}\u0000`)) this.compiled.delete(key);
+    await entry.connection.stop();
+  }
+
+  private rebuildCatalogue(): void {
+    const listed: Array<{ server: string; tool: ServerTool }> = [];
+    for (const [server, entry] of [...this.servers.entries()].sort(([a], [b]) => compare(a, b))) {
+      const { toolsAllowed, toolsDenied } = entry.connection.definition.options;
+      const allowed = toolsAllowed.length > 0 ? picomatch([...toolsAllowed]) : () => true;
+      const denied = toolsDenied.length > 0 ? picomatch([...toolsDenied]) : () => false;
+      const seen = new Set<string>();
+      for (const tool of [...entry.connection.tools].sort((a, b) => compare(a.name, b.name))) {
+        if (seen.has(tool.name)) continue; // a server listing one name twice: the first wins
+        seen.add(tool.name);
+        if (allowed(tool.name) && !denied(tool.name)) listed.push({ server, tool });
+      }
+    }
+    const prefixes = assignServerPrefixes([...this.servers.keys()].sort(compare));
+    const names = assignToolNames(listed.map((l) => ({ server: l.server, tool: l.tool.name })), prefixes);
+    const next = new Map<string, ToolEntry>();
+    listed.forEach(({ server, tool }, i) => {
+      const name = names[i]!;
+      const schemaKey = `${server}\u0000${safeStringify(tool.inputSchema)}`;
+      let validator = this.compiled.get(schemaKey);
+      if (!validator) {
+        validator = this.compiler.compile(tool.inputSchema);
+        this.compiled.set(schemaKey, validator);
+      }
+      const description = tool.description ?? tool.annotations?.title ?? tool.title ?? '';
+      next.set(name, {
+        validator,
+        tool: {
+          name,
+          server,
+          originalName: tool.name,
+          ...(tool.title ?? tool.annotations?.title ? { title: tool.title ?? tool.annotations?.title } : {}),
+          description: `[${server}] ${description}`.trimEnd(),
+          originalDescription: description,
+          inputSchema: tool.inputSchema ?? { type: 'object', properties: {} },
+          annotations: tool.annotations ?? {},
+          ...(!validator.ok ? { schemaProblem: validator.reason } : {}),
+        },
+      });
+    });
+    const changed = !sameCatalogue(this.tools, next);
+    this.tools = next;
+    if (changed) {
+      const list = this.listTools();
+      this.toolListeners.forEach((l) => l(list));
+    }
+  }
+}
+
+function sameCatalogue(a: ReadonlyMap<string, ToolEntry>, b: ReadonlyMap<string, ToolEntry>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, v] of a) {
+    const w = b.get(k);
+    if (!w || w.tool.server !== v.tool.server || w.tool.originalDescription !== v.tool.originalDescription || safeStringify(w.tool.inputSchema) !== safeStringify(v.tool.inputSchema)) return false;
+  }
+  return true;
+}
+
+function safeStringify(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? 'undefined';
+  } catch {
+    return '[unserialisable]';
+  }
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Names that share the most with `name` (substring first, then common-prefix length). */
+export function suggestNames(name: string, known: readonly string[]): string[] {
+  const lower = name.toLowerCase();
+  const tail = lower.includes('_') ? lower.slice(lower.indexOf('_') + 1) : lower;
+  const scored = known
+    .map((k) => {
+      const kl = k.toLowerCase();
+      let score = 0;
+      if (kl.endsWith(`_${lower}`) || kl.endsWith(`_${tail}`)) score += 100;
+      if (kl.includes(tail) || tail.includes(kl.slice(kl.indexOf('_') + 1))) score += 50;
+      let p = 0;
+      while (p < kl.length && p < lower.length && kl[p] === lower[p]) p++;
+      score += p;
+      return { k, score };
+    })
+    .filter((s) => s.score >= 4)
+    .sort((x, y) => y.score - x.score || compare(x.k, y.k));
+  return scored.slice(0, MAX_NAME_SUGGESTIONS).map((s) => s.k);
+}
