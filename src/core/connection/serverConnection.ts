@@ -269,15 +269,16 @@ export class ServerConnection {
 
   private async attempt(generation: number): Promise<void> {
     const { launch, options } = this.definition;
+    let stdio: StdioProcessTransport | undefined;
     try {
       let client: Client;
       if (launch.type === 'stdio') {
         this.logLine(`[router] starting: ${launch.command} ${launch.args.join(' ')}`);
-        const transport = new StdioProcessTransport({
+        const transport = (stdio = new StdioProcessTransport({
           ...launch,
           onStderr: (line) => this.logLine(line),
           onStdoutNoise: (line) => this.logLine(`[router] ignored non-JSON-RPC output on stdout: ${line}`),
-        });
+        }));
         client = await this.connectWith(transport, generation, options.startupTimeoutMs);
         this.transportKind = 'stdio';
       } else {
@@ -309,8 +310,9 @@ export class ServerConnection {
       this.setState('ready', undefined);
     } catch (error) {
       if (generation !== this.generation) return;
+      const exited = stdio?.exitInfo ? `the server exited (${stdio.exitInfo}) before it was ready` : undefined;
       await this.teardown();
-      this.onFailure(`could not start: ${describeError(error)}`, isPermanentStartError(error));
+      this.onFailure(`could not start: ${exited ?? describeError(error)}`, isPermanentStartError(error));
     }
   }
 
