@@ -24,3 +24,8 @@ await esbuild.build({
   banner: { js: '#!/usr/bin/env node' },
 });
 await chmod('dist/cli.js', 0o755);
+
+// Benchmarks run the same bundled code that ships, not the TypeScript through a loader.
+if (process.argv.includes('--bench')) {
+  await esbuild.build({ ...nodeBundle, sourcemap: false, entryPoints: ['bench/routerBench.ts'], outfile: 'out/bench/routerBench.js' });
+}

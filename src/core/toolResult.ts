@@ -44,6 +44,8 @@ export interface CutResult {
  * does not fit, since MCP asks servers to repeat it as text. A note at the end says what was cut.
  */
 export function cutToSize(result: { content: ContentBlock[]; structuredContent?: unknown }, limitBytes: number): CutResult {
+  const quick = quickSize(result);
+  if (quick !== undefined && quick.upperBound <= limitBytes) return { ...result, originalBytes: quick.bytes, bytes: quick.bytes, cut: false };
   const originalBytes = byteLength(result);
   if (originalBytes <= limitBytes) return { ...result, originalBytes, bytes: originalBytes, cut: false };
   let budget = Math.max(0, limitBytes - CUT_NOTE_RESERVE);
@@ -77,6 +79,29 @@ export function cutToSize(result: { content: ContentBlock[]; structuredContent?:
   content.push({ type: 'text', text: `[MCP Tool Router cut this result: the server sent ${originalBytes} bytes; the limit is ${limitBytes} (router.maxResponseBytes).${what}]` });
   const out = { content, ...(structuredContent !== undefined ? { structuredContent } : {}) };
   return { ...out, originalBytes, bytes: byteLength(out), cut: true };
+}
+
+/** JSON of `{"type":"text","text":""}` plus a separator: the bytes a text block adds around its text. */
+const TEXT_BLOCK_OVERHEAD = 27;
+/** The worst case of JSON escaping: one UTF-16 unit can become `\uXXXX`, six bytes. */
+const MAX_JSON_BYTES_PER_UNIT = 6;
+
+/**
+ * The fast path for the common all-text result, without serialising it: its size (exact UTF-8 bytes of
+ * the text plus block overhead, which ignores JSON escapes) and an upper bound that includes them.
+ * Undefined when the result holds anything else; the caller then measures the JSON exactly.
+ */
+function quickSize(result: { content: ContentBlock[]; structuredContent?: unknown }): { bytes: number; upperBound: number } | undefined {
+  if (result.structuredContent !== undefined) return undefined;
+  let bytes = 16; // {"content":[]}
+  let upperBound = 16;
+  for (const block of result.content) {
+    const text = block['text'];
+    if (block.type !== 'text' || typeof text !== 'string' || Object.keys(block).length !== 2) return undefined;
+    bytes += Buffer.byteLength(text, 'utf8') + TEXT_BLOCK_OVERHEAD;
+    upperBound += text.length * MAX_JSON_BYTES_PER_UNIT + TEXT_BLOCK_OVERHEAD;
+  }
+  return { bytes, upperBound };
 }
 
 export function truncateUtf8(text: string, maxBytes: number): string {

@@ -1,7 +1,7 @@
 import picomatch from 'picomatch';
 import { type CallEnvelope, type CallError, type CallErrorType, type CallMeta } from './callEnvelope';
 import { CallStatistics } from './callStatistics';
-import { ConcurrencyQueue } from './concurrencyQueue';
+import { ConcurrencyQueue, QueueWaitTimeout } from './concurrencyQueue';
 import type { ServerDefinition } from './config/serverConfig';
 import { ConnectionError, ServerConnection, describeError, type ConnectionOptions, type ServerStatus, type ServerTool, type ToolAnnotations } from './connection/serverConnection';
 import { assignServerPrefixes, assignToolNames } from './naming';
@@ -194,31 +194,25 @@ export class ToolRouter {
     const timeoutMs = options.timeoutMs ?? server.connection.definition.options.callTimeoutMs;
     const deadline = Date.now() + timeoutMs;
     const connection = server.connection;
-    const state = connection.status.state;
+    const state = connection.currentState;
     if (state === 'starting' || state === 'restarting') {
       // A server that is coming up gets the call's own time budget to become ready.
       await connection.whenReady(timeoutMs);
     }
 
-    const deadlineController = new AbortController();
-    const deadlineTimer = setTimeout(() => deadlineController.abort(new Error('deadline')), Math.max(0, deadline - Date.now()));
-    deadlineTimer.unref?.();
-    const signal = options.signal ? AbortSignal.any([options.signal, deadlineController.signal]) : deadlineController.signal;
     let raw: Record<string, unknown>;
     try {
-      raw = await server.queue.run(() => {
-        const left = Math.max(1, deadline - Date.now());
-        return connection.callTool(tool.originalName, prepared.value, { timeoutMs: left, ...(options.signal ? { signal: options.signal } : {}) });
-      }, signal);
+      raw = await server.queue.run(
+        () => connection.callTool(tool.originalName, prepared.value, { timeoutMs: Math.max(1, deadline - Date.now()), ...(options.signal ? { signal: options.signal } : {}) }),
+        { ...(options.signal ? { signal: options.signal } : {}), waitLimitMs: Math.max(0, deadline - Date.now()) },
+      );
     } catch (error) {
       if (error instanceof ConnectionError) return fail(error.type, error.message, error.retryable, {}, normalized.length ? { normalized } : {});
-      if (options.signal?.aborted) return fail('CANCELLED', `The call to "${name}" was cancelled.`, false);
-      if (deadlineController.signal.aborted) {
+      if (error instanceof QueueWaitTimeout) {
         return fail('TIMEOUT', `"${name}" waited ${timeoutMs} ms for a free slot on server "${tool.server}" (router.maxConcurrentCalls = ${connection.definition.options.maxConcurrentCalls}) and was not started.`, true);
       }
+      if (options.signal?.aborted) return fail('CANCELLED', `The call to "${name}" was cancelled.`, false);
       return fail('SERVER_UNAVAILABLE', `Calling "${name}" failed: ${describeError(error)}`, true);
-    } finally {
-      clearTimeout(deadlineTimer);
     }
 
     const checked = checkToolResult(raw);

@@ -118,6 +118,11 @@ export class ServerConnection {
     return this.definition.name;
   }
 
+  /** The state alone, cheaper than {@link status} on the call path. */
+  get currentState(): ServerState {
+    return this.state;
+  }
+
   get tools(): readonly ServerTool[] {
     return this.currentTools;
   }

@@ -68,27 +68,47 @@ function normalizeValue(value: unknown, schema: Schema, root: Schema, at: string
   if (Array.isArray(value)) {
     const items = isObject(s['items']) ? s['items'] : undefined;
     if (!items) return value;
-    return value.map((item, i) => normalizeValue(item, items, root, `${at}/${i}`, changes, depth + 1));
+    const mapped = value.map((item, i) => normalizeValue(item, items, root, `${at}/${i}`, changes, depth + 1));
+    return mapped.some((item, i) => item !== value[i]) ? mapped : value;
   }
 
   if (isObject(value)) {
     const properties = isObject(s['properties']) ? s['properties'] : {};
-    const required = new Set(Array.isArray(s['required']) ? s['required'].filter((r): r is string => typeof r === 'string') : []);
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) {
+    const required = Array.isArray(s['required']) ? s['required'] : [];
+    // Copy on write: arguments that need no fix are passed through as they are (the common, fast case).
+    let out: Record<string, unknown> | undefined;
+    const keys = Object.keys(value);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
       const child = value[key];
       const propertySchema = Object.prototype.hasOwnProperty.call(properties, key) && isObject(properties[key]) ? properties[key] : undefined;
-      if (child === null && !required.has(key) && propertySchema && !schemaTypes(resolveLocalRef(propertySchema, root)).has('null')) {
-        changes.push(`${at}/${key}: null removed (optional)`);
-        continue;
+      let next: unknown = child;
+      let drop = false;
+      if (propertySchema && child === null) {
+        drop = !required.includes(key) && !schemaTypes(resolveLocalRef(propertySchema, root)).has('null');
+        if (drop) changes.push(`${at}/${key}: null removed (optional)`);
+      } else if (propertySchema && (typeof child === 'string' || typeof child === 'object')) {
+        next = normalizeValue(child, propertySchema, root, `${at}/${key}`, changes, depth + 1);
       }
-      const normalized = propertySchema ? normalizeValue(child, propertySchema, root, `${at}/${key}`, changes, depth + 1) : child;
-      // defineProperty, not assignment: `out["__proto__"] = x` would replace the prototype.
-      Object.defineProperty(out, key, { value: normalized, enumerable: true, writable: true, configurable: true });
+      if (!out && !drop && next === child) continue;
+      out ??= copyKeys(value, keys, i);
+      if (!drop) defineOwn(out, key, next);
     }
-    return out;
+    return out ?? value;
   }
   return value;
+}
+
+/** Copies keys[0..upTo) of `source`; later keys are added by the caller as it walks on. */
+function copyKeys(source: Record<string, unknown>, keys: readonly string[], upTo: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (let j = 0; j < upTo; j++) defineOwn(out, keys[j]!, source[keys[j]!]);
+  return out;
+}
+
+/** defineProperty, not assignment: `out["__proto__"] = x` would replace the prototype. */
+function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 const NUMERIC = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
