@@ -54,7 +54,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     const arg = argv[i]!;
     const value = (): string => {
       const v = argv[++i];
-      if (v === undefined) throw new UsageError(`${arg} needs a value.`);
+      if (v === undefined || (v.startsWith('--') && arg !== '--args')) throw new UsageError(`${arg} needs a value.`);
       return v;
     };
     const number = (): number => {
@@ -97,7 +97,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         opts.command = 'help';
         break;
       default:
-        if (arg.startsWith('--')) throw new UsageError(`Unknown option ${arg}.`);
+        if (arg.startsWith('-')) throw new UsageError(`Unknown option ${arg}.`);
         if (!opts.command) opts.command = arg;
         else opts.positional.push(arg);
     }

@@ -57,6 +57,8 @@ const KNOWN_SERVER_FIELDS = new Set([
   // Fields VS Code or Claude Desktop use that the router does not need; accepted silently.
   'dev', 'disabled', 'gallery', 'version', 'description', 'alwaysAllow', 'autoApprove', 'timeout',
 ]);
+/** A cut result must still hold the note that says it was cut (512 bytes are reserved for it). */
+export const MIN_RESPONSE_BYTES = 1024;
 const KNOWN_ROUTER_FIELDS = new Set(Object.keys(DEFAULT_ROUTER_OPTIONS));
 const VARIABLE_PATTERN = /\$\{([^}]*)\}/g;
 
@@ -168,7 +170,12 @@ async function parseServer(
       const def = inputs.find((i) => i.id === id);
       if (!def) return err(field, `\${input:${id}} refers to an input that is not declared in "inputs". Add {"id": "${id}", "type": "promptString"}.`);
       if (!resolvedInputs.has(id)) {
-        resolvedInputs.set(id, ctx.resolveInput ? await ctx.resolveInput(def) : undefined);
+        try {
+          resolvedInputs.set(id, ctx.resolveInput ? await ctx.resolveInput(def) : undefined);
+        } catch (error) {
+          resolvedInputs.set(id, undefined);
+          return err(field, `Asking for input "${id}" failed: ${(error as Error).message}`);
+        }
       }
       const v = resolvedInputs.get(id);
       if (v === undefined) return err(field, `No value was given for input "${id}"; the server was not started. Provide it when asked (or with --input ${id}=VALUE on the CLI).`);
@@ -275,10 +282,11 @@ async function parseServer(
     }
   }
 
-  const options = parseRouterOptions(entry['router'], (field, message) => err(`router.${field}`, message), (field, message) => warn(`router.${field}`, message));
+  const routerField = (field: string): string => (field ? `router.${field}` : 'router');
+  const options = parseRouterOptions(entry['router'], (field, message) => err(routerField(field), message), (field, message) => warn(routerField(field), message));
   if (entry['disabled'] === true) options.enabled = false;
   if (!launch) return undefined;
-  const fingerprint = createHash('sha256').update(JSON.stringify({ launch, options })).digest('hex').slice(0, 16);
+  const fingerprint = createHash('sha256').update(stableStringify({ launch, options })).digest('hex').slice(0, 16);
   return { name, launch, options, source: { file }, fingerprint };
 }
 
@@ -314,10 +322,12 @@ function parseRouterOptions(
       case 'callTimeoutMs':
       case 'maxConcurrentCalls':
       case 'maxResponseBytes':
-      case 'startupTimeoutMs':
-        if (typeof value !== 'number' || !Number.isFinite(value) || value < 1 || !Number.isInteger(value)) err(key, `must be a positive integer, got ${JSON.stringify(value)}.`);
+      case 'startupTimeoutMs': {
+        const min = key === 'maxResponseBytes' ? MIN_RESPONSE_BYTES : 1;
+        if (typeof value !== 'number' || !Number.isInteger(value) || value < min) err(key, `must be a whole number of at least ${min}, got ${JSON.stringify(value)}.`);
         else options[key] = value;
         break;
+      }
     }
   }
   return options;
@@ -348,6 +358,13 @@ function parseInputs(node: unknown, file: string, issues: ConfigIssue[]): InputD
   return out;
 }
 
+/** JSON with object keys sorted, so reordering `env` or `headers` does not count as a change. */
+function stableStringify(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
+  if (isPlainObject(value)) return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${stableStringify(value[k])}`).join(',')}}`;
+  return JSON.stringify(value) ?? 'null';
+}
+
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -372,9 +389,13 @@ export function redactUrl(url: string): string {
       u.username = '***';
       u.password = '';
     }
-    if (u.search) u.search = '?…';
-    return u.toString();
+    const hadQuery = u.search !== '' || u.hash !== '';
+    u.search = '';
+    u.hash = '';
+    return `${u.toString()}${hadQuery ? '?…' : ''}`;
   } catch {
-    return url.length > 80 ? `${url.slice(0, 77)}…` : url;
+    // Not a URL, but it may still hold a query or user-info with a secret in it.
+    const bare = url.replace(/[?#].*$/s, '?…').replace(/^([^/]*\/\/)?[^/@]*@/, '$1***@');
+    return bare.length > 80 ? `${bare.slice(0, 77)}…` : bare;
   }
 }

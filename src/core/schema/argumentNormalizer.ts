@@ -57,7 +57,9 @@ function normalizeValue(value: unknown, schema: Schema, root: Schema, at: string
     }
     if ((types.has('number') || types.has('integer')) && NUMERIC.test(value.trim())) {
       const n = Number(value.trim());
-      if (Number.isFinite(n) && (types.has('number') || Number.isInteger(n))) {
+      // A whole number past 2^53 would silently change (an ID "12345678901234567890" is not 12345678901234567000).
+      const exact = !WHOLE.test(value.trim()) || Number.isSafeInteger(n);
+      if (Number.isFinite(n) && exact && (types.has('number') || Number.isInteger(n))) {
         changes.push(`${at || '/'}: "${truncate(value)}" → ${n}`);
         return n;
       }
@@ -85,7 +87,7 @@ function normalizeValue(value: unknown, schema: Schema, root: Schema, at: string
       let next: unknown = child;
       let drop = false;
       if (propertySchema && child === null) {
-        drop = !required.includes(key) && !schemaTypes(resolveLocalRef(propertySchema, root)).has('null');
+        drop = !required.includes(key) && !allowsNull(resolveLocalRef(propertySchema, root));
         if (drop) changes.push(`${at}/${key}: null removed (optional)`);
       } else if (propertySchema && (typeof child === 'string' || typeof child === 'object')) {
         next = normalizeValue(child, propertySchema, root, `${at}/${key}`, changes, depth + 1);
@@ -112,6 +114,11 @@ function defineOwn(target: Record<string, unknown>, key: string, value: unknown)
 }
 
 const NUMERIC = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+const WHOLE = /^-?\d+$/;
+
+function allowsNull(schema: Schema): boolean {
+  return schemaTypes(schema).has('null') || schema['const'] === null || (Array.isArray(schema['enum']) && schema['enum'].includes(null));
+}
 
 function schemaTypes(schema: Schema): Set<string> {
   const t = schema['type'];

@@ -54,6 +54,8 @@ function makeEngine<T extends Ajv>(Ctor: new (opts: object) => T): T {
     // Formats are checked where ajv-formats knows them; unknown formats are ignored, not fatal.
     validateFormats: true,
     unicodeRegExp: true,
+    // Ajv would print "unknown format ignored" to the console; problems reach the user through the router instead.
+    logger: false,
     // No loadSchema: remote references are never resolved.
   });
   addFormats(ajv as unknown as Parameters<typeof addFormats>[0]);
