@@ -1,6 +1,6 @@
 // Bundles the CLI (and, later, the extension) with esbuild. Type checking runs separately (`npm run typecheck`).
 import * as esbuild from 'esbuild';
-import { chmod } from 'node:fs/promises';
+import { chmod, writeFile } from 'node:fs/promises';
 
 const production = process.argv.includes('--production');
 
@@ -24,6 +24,25 @@ await esbuild.build({
   banner: { js: '#!/usr/bin/env node' },
 });
 await chmod('dist/cli.js', 0o755);
+
+const extension = await esbuild.build({
+  ...nodeBundle,
+  entryPoints: ['src/extension/extension.ts'],
+  outfile: 'dist/extension.js',
+  // Provided by VS Code at run time.
+  external: ['vscode'],
+  metafile: true,
+});
+// The notices list exactly the packages that end up inside the extension bundle.
+await writeFile('dist/extension.meta.json', JSON.stringify(extension.metafile));
+
+// The extension-host test suite, loaded by VS Code from out/test; mocha comes from node_modules.
+await esbuild.build({
+  ...nodeBundle,
+  entryPoints: ['test/extension/suite/index.ts'],
+  outfile: 'out/test/extension/index.js',
+  external: ['vscode', 'mocha'],
+});
 
 // Benchmarks run the same bundled code that ships, not the TypeScript through a loader.
 if (process.argv.includes('--bench')) {

@@ -1,0 +1,133 @@
+/**
+ * Helpers for asking a person for a tool's arguments: a flat schema becomes one question per property,
+ * and any other schema becomes a JSON skeleton to edit.
+ */
+
+export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'enum';
+
+export interface FormField {
+  readonly name: string;
+  readonly kind: FieldKind;
+  readonly required: boolean;
+  readonly description?: string;
+  readonly defaultValue?: unknown;
+  /** For `enum` fields: the allowed values. */
+  readonly options?: readonly unknown[];
+}
+
+type Schema = Record<string, unknown>;
+
+function isObject(v: unknown): v is Schema {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The single non-null type of a property schema, or undefined when it has several or none. */
+function singleType(s: Schema): string | undefined {
+  const t = s['type'];
+  if (typeof t === 'string') return t;
+  if (Array.isArray(t)) {
+    const nonNull = t.filter((x) => x !== 'null');
+    return nonNull.length === 1 && typeof nonNull[0] === 'string' ? nonNull[0] : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * One field per property when every property is a string, number, integer, boolean or an enum of
+ * primitives; undefined when the schema has nested objects, arrays, combinators or references.
+ */
+export function flatFields(schema: unknown): FormField[] | undefined {
+  if (!isObject(schema)) return undefined;
+  if (schema['type'] !== undefined && schema['type'] !== 'object') return undefined;
+  for (const key of ['anyOf', 'oneOf', 'allOf', '$ref', 'if', 'patternProperties', 'dependentSchemas']) if (key in schema) return undefined;
+  const properties = isObject(schema['properties']) ? schema['properties'] : {};
+  const required = new Set(Array.isArray(schema['required']) ? schema['required'].filter((r): r is string => typeof r === 'string') : []);
+  const fields: FormField[] = [];
+  for (const [name, raw] of Object.entries(properties)) {
+    if (!isObject(raw)) return undefined;
+    const base = {
+      name,
+      required: required.has(name),
+      ...(typeof raw['description'] === 'string' ? { description: raw['description'] } : {}),
+      ...('default' in raw ? { defaultValue: raw['default'] } : {}),
+    };
+    const enumValues = raw['enum'];
+    if (Array.isArray(enumValues) && enumValues.length > 0 && enumValues.every((v) => v === null || ['string', 'number', 'boolean'].includes(typeof v))) {
+      fields.push({ ...base, kind: 'enum', options: enumValues });
+      continue;
+    }
+    const type = singleType(raw);
+    if (type === 'string' || type === 'number' || type === 'integer' || type === 'boolean') fields.push({ ...base, kind: type });
+    else return undefined;
+  }
+  return fields;
+}
+
+/** Parses what a person typed for a field; a string means "not valid, because…". */
+export function parseFieldValue(field: FormField, text: string): { value: unknown } | string {
+  switch (field.kind) {
+    case 'string':
+      return { value: text };
+    case 'number':
+    case 'integer': {
+      const n = Number(text.trim());
+      if (text.trim() === '' || !Number.isFinite(n)) return `"${field.name}" needs a number`;
+      if (field.kind === 'integer' && !Number.isInteger(n)) return `"${field.name}" needs a whole number`;
+      return { value: n };
+    }
+    case 'boolean':
+      if (text === 'true' || text === 'false') return { value: text === 'true' };
+      return `"${field.name}" needs true or false`;
+    case 'enum':
+      return { value: field.options?.find((o) => String(o) === text) ?? text };
+  }
+}
+
+/** Nesting below this is left as `{}` in a skeleton; deeper structure is for the person to fill in. */
+const MAX_SKELETON_DEPTH = 6;
+
+/**
+ * A JSON value shaped like the schema, to be edited: defaults where the schema gives them, the first enum
+ * value, and empty values by type otherwise. Every property is included so people see what exists.
+ */
+export function schemaSkeleton(schema: unknown, root: unknown = schema, depth = 0): unknown {
+  if (!isObject(schema) || depth > MAX_SKELETON_DEPTH) return {};
+  if ('default' in schema) return schema['default'];
+  if ('const' in schema) return schema['const'];
+  if (Array.isArray(schema['enum']) && schema['enum'].length > 0) return schema['enum'][0];
+  const ref = schema['$ref'];
+  if (typeof ref === 'string' && ref.startsWith('#/')) {
+    let target: unknown = root;
+    for (const part of ref.slice(2).split('/')) target = isObject(target) ? target[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+    return schemaSkeleton(target, root, depth + 1);
+  }
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const alternatives = schema[key];
+    if (Array.isArray(alternatives)) {
+      const firstNonNull = alternatives.find((a) => isObject(a) && a['type'] !== 'null');
+      return schemaSkeleton(firstNonNull, root, depth + 1);
+    }
+  }
+  const type = singleType(schema) ?? (isObject(schema['properties']) ? 'object' : undefined);
+  switch (type) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      const properties = isObject(schema['properties']) ? schema['properties'] : {};
+      for (const [name, sub] of Object.entries(properties)) {
+        Object.defineProperty(out, name, { value: schemaSkeleton(sub, root, depth + 1), enumerable: true, writable: true, configurable: true });
+      }
+      return out;
+    }
+    case 'array':
+      return [];
+    case 'string':
+      return '';
+    case 'number':
+    case 'integer':
+      return 0;
+    case 'boolean':
+      return false;
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,57 @@
+import * as vscode from 'vscode';
+import { argumentDiagnostics, callToolCommand, ResultDocuments, RESULT_SCHEME, type CallToolRequest } from './callToolCommand';
+import { RouterService } from './routerService';
+import { disableServer, listServers, refreshTools, restartServer, ServerTreeProvider, showServerLog } from './serverCommands';
+import { ServerStatusBar } from './serverStatusBar';
+import { COMMANDS, VIEW_SERVERS } from './settings';
+
+/**
+ * Activation is kept light: commands, the tree and the status bar are registered at once, and servers
+ * start in the background, so VS Code's start is never held up by an MCP server.
+ */
+
+/** What `activate` returns: other extensions and the extension-host tests use it. */
+export interface ToolRouterApi {
+  readonly service: RouterService;
+  /** Resolves when the configuration has been loaded and servers have had `timeoutMs` to settle. */
+  whenSettled(timeoutMs?: number): Promise<void>;
+}
+
+/** How long `whenSettled` waits for slow servers by default. */
+const DEFAULT_SETTLE_MS = 30_000;
+
+export function activate(context: vscode.ExtensionContext): ToolRouterApi {
+  const service = new RouterService(context);
+  const results = new ResultDocuments();
+  const tree = new ServerTreeProvider(service);
+  context.subscriptions.push(
+    service,
+    tree,
+    argumentDiagnostics,
+    new ServerStatusBar(service),
+    vscode.window.registerTreeDataProvider(VIEW_SERVERS, tree),
+    vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, results),
+    vscode.commands.registerCommand(COMMANDS.callTool, (request?: CallToolRequest) => callToolCommand(service, results, request ?? {})),
+    vscode.commands.registerCommand(COMMANDS.restartServer, (arg?: unknown) => restartServer(service, arg)),
+    vscode.commands.registerCommand(COMMANDS.showServerLog, (arg?: unknown) => showServerLog(service, arg)),
+    vscode.commands.registerCommand(COMMANDS.refreshTools, (arg?: unknown) => refreshTools(service, arg)),
+    vscode.commands.registerCommand(COMMANDS.listServers, () => listServers(service)),
+    vscode.commands.registerCommand(COMMANDS.disableServer, (arg?: unknown) => disableServer(service, arg)),
+    vscode.commands.registerCommand(COMMANDS.clearSavedInputs, async () => {
+      const n = await service.inputs.clear();
+      void vscode.window.showInformationMessage(vscode.l10n.t('Cleared {0} saved input value(s).', n));
+    }),
+  );
+  const loaded = service.reload();
+  return {
+    service,
+    whenSettled: async (timeoutMs = DEFAULT_SETTLE_MS) => {
+      await loaded;
+      await service.router.whenSettled(timeoutMs);
+    },
+  };
+}
+
+export function deactivate(): void {
+  // Everything is disposed through context.subscriptions, which also ends every server's process tree.
+}

@@ -1,0 +1,102 @@
+import * as vscode from 'vscode';
+import { formatConfigIssue, type ConfigIssue } from '../core/config/serverConfig';
+import { ToolRouter } from '../core/toolRouter';
+import { InputSecrets } from './inputSecrets';
+import { ServerConfigSources } from './serverConfigSources';
+
+/**
+ * The router inside VS Code: it loads servers from the config sources, keeps them in step with changes,
+ * gives each server its own log channel, and reports config problems. Everything else (commands, status
+ * bar, tree) talks to the router through this service.
+ */
+const DISABLED_SERVERS_KEY = 'toolRouter.disabledServers';
+
+export class RouterService implements vscode.Disposable {
+  readonly router: ToolRouter;
+  readonly inputs: InputSecrets;
+  /** The extension's own log: config problems and lifecycle notes (never argument values or secrets). */
+  readonly log: vscode.LogOutputChannel;
+  private readonly sources: ServerConfigSources;
+  private readonly serverLogs = new Map<string, vscode.LogOutputChannel>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private reloading: Promise<void> = Promise.resolve();
+  private lastIssues: ConfigIssue[] = [];
+  private readonly issuesChanged = new vscode.EventEmitter<readonly ConfigIssue[]>();
+  readonly onDidChangeIssues = this.issuesChanged.event;
+  private shownIssueKeys = new Set<string>();
+
+  constructor(private readonly context: vscode.ExtensionContext) {
+    this.log = vscode.window.createOutputChannel('MCP Tool Router', { log: true });
+    this.inputs = new InputSecrets(context.secrets, context.globalState);
+    this.router = new ToolRouter({ onLog: (server, line) => this.serverLog(server).info(line) });
+    this.sources = new ServerConfigSources(this.inputs.resolve);
+    this.disposables.push(this.log, this.sources, this.issuesChanged, this.sources.onDidChange(() => void this.reload()));
+  }
+
+  get configIssues(): readonly ConfigIssue[] {
+    return this.lastIssues;
+  }
+
+  /** Loads (or reloads) the configuration; calls are serialised so two reloads never interleave. */
+  reload(): Promise<void> {
+    this.reloading = this.reloading.then(() => this.doReload()).catch((error: unknown) => {
+      this.log.error(`Reloading the server configuration failed: ${error instanceof Error ? error.message : String(error)}`);
+    });
+    return this.reloading;
+  }
+
+  /** Servers the user disabled from the UI, per workspace; the config files are left untouched. */
+  get disabledServers(): ReadonlySet<string> {
+    return new Set(this.context.workspaceState.get<string[]>(DISABLED_SERVERS_KEY, []));
+  }
+
+  async setServerEnabled(server: string, enabled: boolean): Promise<void> {
+    const set = new Set(this.disabledServers);
+    if (enabled) set.delete(server);
+    else set.add(server);
+    await this.context.workspaceState.update(DISABLED_SERVERS_KEY, [...set]);
+    await this.reload();
+  }
+
+  serverLog(server: string): vscode.LogOutputChannel {
+    let channel = this.serverLogs.get(server);
+    if (!channel) {
+      channel = vscode.window.createOutputChannel(`MCP Tool Router: ${server}`, { log: true });
+      this.serverLogs.set(server, channel);
+    }
+    return channel;
+  }
+
+  dispose(): void {
+    void this.router.dispose();
+    this.serverLogs.forEach((c) => c.dispose());
+    this.disposables.forEach((d) => d.dispose());
+  }
+
+  private async doReload(): Promise<void> {
+    const loaded = await this.sources.load();
+    const disabled = this.disabledServers;
+    const servers = loaded.servers.map((s) => (disabled.has(s.name) ? { ...s, options: { ...s.options, enabled: false }, fingerprint: `${s.fingerprint}:disabled` } : s));
+    const issues = loaded.issues;
+    this.lastIssues = issues;
+    this.issuesChanged.fire(issues);
+    for (const issue of issues) (issue.severity === 'error' ? this.log.error : this.log.warn).call(this.log, formatConfigIssue(issue));
+    this.showNewErrors(issues);
+    this.log.info(`Configuration loaded: ${servers.length} server(s)${issues.length ? `, ${issues.length} problem(s)` : ''}.`);
+    await this.router.applyConfig(servers);
+  }
+
+  /** Each distinct config error is shown once as a notification; repeats go to the log only. */
+  private showNewErrors(issues: readonly ConfigIssue[]): void {
+    const errors = issues.filter((i) => i.severity === 'error');
+    const keys = new Set(errors.map(formatConfigIssue));
+    const fresh = errors.filter((e) => !this.shownIssueKeys.has(formatConfigIssue(e)));
+    this.shownIssueKeys = keys;
+    if (fresh.length === 0) return;
+    const first = formatConfigIssue(fresh[0]!);
+    const more = fresh.length > 1 ? vscode.l10n.t(' (and {0} more)', fresh.length - 1) : '';
+    void vscode.window.showErrorMessage(`MCP Tool Router: ${first}${more}`, vscode.l10n.t('Show Log')).then((pick) => {
+      if (pick) this.log.show(true);
+    });
+  }
+}

@@ -1,0 +1,134 @@
+import * as vscode from 'vscode';
+import type { ServerStatus } from '../core/connection/serverConnection';
+import type { RoutedTool } from '../core/toolRouter';
+import type { RouterService } from './routerService';
+
+/**
+ * Restart Server, Show Server Log, Refresh Tools, List Servers and Disable Server, plus the tree of servers
+ * and their tools. Each command takes an optional server name (from the tree, a test or another command)
+ * and asks with a QuickPick only when none is given.
+ */
+
+const STATE_ICONS: Record<ServerStatus['state'], string> = {
+  ready: 'pass',
+  starting: 'sync~spin',
+  restarting: 'sync~spin',
+  failed: 'error',
+  stopped: 'circle-slash',
+  disabled: 'circle-slash',
+};
+
+function serverArg(arg: unknown): string | undefined {
+  if (typeof arg === 'string') return arg;
+  if (arg instanceof ServerNode) return arg.status.name;
+  return undefined;
+}
+
+async function pickServer(service: RouterService, title: string): Promise<string | undefined> {
+  const statuses = service.router.serverStatuses;
+  if (statuses.length === 0) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('No MCP servers are configured. Add them to .vscode/mcp.json or the toolRouter.servers setting.'));
+    return undefined;
+  }
+  const pick = await vscode.window.showQuickPick(
+    statuses.map((s) => ({ label: `$(${STATE_ICONS[s.state]}) ${s.name}`, description: describe(s), detail: s.reason, name: s.name })),
+    { title },
+  );
+  return pick?.name;
+}
+
+function describe(s: ServerStatus): string {
+  const parts = [s.state, vscode.l10n.t('{0} tools', s.toolCount)];
+  if (s.transport) parts.push(s.transport);
+  if (s.restarts) parts.push(vscode.l10n.t('{0} restarts', s.restarts));
+  return parts.join(' · ');
+}
+
+export async function restartServer(service: RouterService, arg?: unknown): Promise<void> {
+  const name = serverArg(arg) ?? (await pickServer(service, vscode.l10n.t('Restart which MCP server?')));
+  if (!name) return;
+  if (!service.router.getConnection(name)) {
+    void vscode.window.showErrorMessage(vscode.l10n.t('There is no MCP server named "{0}".', name));
+    return;
+  }
+  service.log.info(`Restarting ${name} at the user's request.`);
+  await service.router.restartServer(name);
+}
+
+export async function showServerLog(service: RouterService, arg?: unknown): Promise<void> {
+  const name = serverArg(arg) ?? (await pickServer(service, vscode.l10n.t('Show the log of which MCP server?')));
+  if (name) service.serverLog(name).show(true);
+}
+
+export async function refreshTools(service: RouterService, arg?: unknown): Promise<number> {
+  await service.router.refreshTools(serverArg(arg));
+  return service.router.listTools().length;
+}
+
+export async function disableServer(service: RouterService, arg?: unknown): Promise<void> {
+  const name = serverArg(arg) ?? (await pickServer(service, vscode.l10n.t('Disable which MCP server?')));
+  if (name) await service.setServerEnabled(name, false);
+}
+
+/** The server list with actions: picking a server offers restart, log, and enable/disable. */
+export async function listServers(service: RouterService): Promise<void> {
+  const name = await pickServer(service, vscode.l10n.t('MCP servers'));
+  if (!name) return;
+  const status = service.router.getConnection(name)?.status;
+  const disabled = service.disabledServers.has(name);
+  const actions = [
+    { label: `$(debug-restart) ${vscode.l10n.t('Restart')}`, run: () => restartServer(service, name) },
+    { label: `$(output) ${vscode.l10n.t('Show Log')}`, run: () => showServerLog(service, name) },
+    disabled
+      ? { label: `$(play) ${vscode.l10n.t('Enable')}`, run: () => service.setServerEnabled(name, true) }
+      : { label: `$(circle-slash) ${vscode.l10n.t('Disable')}`, run: () => service.setServerEnabled(name, false) },
+  ];
+  const action = await vscode.window.showQuickPick(actions, { title: `${name}: ${status ? describe(status) : ''}` });
+  await action?.run();
+}
+
+export class ServerNode extends vscode.TreeItem {
+  constructor(readonly status: ServerStatus) {
+    super(status.name, status.toolCount > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    this.description = describe(status);
+    this.tooltip = status.reason ?? describe(status);
+    this.iconPath = new vscode.ThemeIcon(STATE_ICONS[status.state]);
+    this.contextValue = `server.${status.state}`;
+  }
+}
+
+export class ToolNode extends vscode.TreeItem {
+  constructor(readonly tool: RoutedTool) {
+    super(tool.name, vscode.TreeItemCollapsibleState.None);
+    this.description = tool.originalDescription.split('\n')[0]?.slice(0, 80);
+    this.tooltip = new vscode.MarkdownString(`**${tool.name}** (${tool.server} / ${tool.originalName})\n\n${tool.originalDescription}`);
+    this.iconPath = new vscode.ThemeIcon(tool.schemaProblem ? 'warning' : tool.annotations.destructiveHint ? 'flame' : 'tools');
+    this.contextValue = 'tool';
+    this.command = { command: 'toolRouter.callTool', title: vscode.l10n.t('Call Tool…'), arguments: [{ tool: tool.name }] };
+  }
+}
+
+export class ServerTreeProvider implements vscode.TreeDataProvider<ServerNode | ToolNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly offs: Array<() => void>;
+
+  constructor(private readonly service: RouterService) {
+    this.offs = [service.router.onDidChangeTools(() => this.changed.fire()), service.router.onDidChangeServerStatus(() => this.changed.fire())];
+  }
+
+  getTreeItem(element: ServerNode | ToolNode): vscode.TreeItem {
+    return element;
+  }
+
+  getChildren(element?: ServerNode | ToolNode): Array<ServerNode | ToolNode> {
+    if (!element) return this.service.router.serverStatuses.map((s) => new ServerNode(s));
+    if (element instanceof ServerNode) return this.service.router.listTools().filter((t) => t.server === element.status.name).map((t) => new ToolNode(t));
+    return [];
+  }
+
+  dispose(): void {
+    this.offs.forEach((off) => off());
+    this.changed.dispose();
+  }
+}

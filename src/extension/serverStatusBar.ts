@@ -1,0 +1,50 @@
+import * as vscode from 'vscode';
+import { COMMANDS, SETTINGS_SECTION, SETTING_DEFAULTS } from './settings';
+import type { RouterService } from './routerService';
+
+/** `$(plug) 2/3 · 27 tools` in the status bar; clicking it lists the servers with their actions. */
+export class ServerStatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('toolRouter.status', vscode.StatusBarAlignment.Left, 50);
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly service: RouterService) {
+    this.item.name = vscode.l10n.t('MCP Tool Router');
+    this.item.command = COMMANDS.listServers;
+    const offTools = service.router.onDidChangeTools(() => this.update());
+    const offStatus = service.router.onDidChangeServerStatus(() => this.update());
+    this.disposables.push(
+      this.item,
+      { dispose: offTools },
+      { dispose: offStatus },
+      service.onDidChangeIssues(() => this.update()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(`${SETTINGS_SECTION}.showStatusBar`)) this.update();
+      }),
+    );
+    this.update();
+  }
+
+  update(): void {
+    const show = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<boolean>('showStatusBar', SETTING_DEFAULTS.showStatusBar);
+    const statuses = this.service.router.serverStatuses;
+    if (!show || (statuses.length === 0 && this.service.configIssues.length === 0)) {
+      this.item.hide();
+      return;
+    }
+    const ready = statuses.filter((s) => s.state === 'ready').length;
+    const starting = statuses.some((s) => s.state === 'starting' || s.state === 'restarting');
+    const failed = statuses.filter((s) => s.state === 'failed').length;
+    const tools = this.service.router.listTools().length;
+    this.item.text = `${starting ? '$(sync~spin)' : '$(plug)'} ${ready}/${statuses.length} · ${vscode.l10n.t('{0} tools', tools)}`;
+    const lines = statuses.map((s) => `${s.name}: ${s.state}${s.state === 'ready' ? ` (${s.toolCount})` : ''}`);
+    const errors = this.service.configIssues.filter((i) => i.severity === 'error').length;
+    if (errors) lines.push(vscode.l10n.t('{0} configuration error(s): see the MCP Tool Router log', errors));
+    this.item.tooltip = `${vscode.l10n.t('MCP Tool Router servers')}\n${lines.join('\n')}`;
+    this.item.backgroundColor = failed > 0 || errors > 0 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.item.show();
+  }
+
+  dispose(): void {
+    this.disposables.forEach((d) => d.dispose());
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Extension-host tests: run inside a real VS Code (code-server 1.139 through scripts/vscode-host, or a
+ * desktop VS Code through @vscode/test-electron) against real MCP servers from npm.
+ */
+import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { CallEnvelope } from '../../../src/core/callEnvelope';
+import type { ToolRouterApi } from '../../../src/extension/extension';
+import { COMMANDS } from '../../../src/extension/settings';
+
+const EXTENSION_ID = 'mcp-tool-router.mcp-tool-router';
+const REPO = process.env['TOOL_ROUTER_REPO'] ?? path.resolve(__dirname, '../../..');
+
+async function api(): Promise<ToolRouterApi> {
+  const extension = vscode.extensions.getExtension<ToolRouterApi>(EXTENSION_ID);
+  assert.ok(extension, `extension ${EXTENSION_ID} is not installed`);
+  return extension.isActive ? extension.exports : extension.activate();
+}
+
+async function waitFor(predicate: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function workspaceFile(...parts: string[]): string {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(folder, 'the tests need a workspace folder');
+  return path.join(folder.uri.fsPath, ...parts);
+}
+
+describe('MCP Tool Router in VS Code', function () {
+  this.timeout(90_000);
+
+  it('activates (the workspace has .vscode/mcp.json) and exposes its API', async () => {
+    const extension = vscode.extensions.getExtension<ToolRouterApi>(EXTENSION_ID);
+    assert.ok(extension);
+    await waitFor(() => extension.isActive, 'activation by workspaceContains:.vscode/mcp.json');
+    const exported = await api();
+    assert.ok(exported.service.router, 'the API carries the router');
+  });
+
+  it('registers every command that package.json contributes', async () => {
+    const manifest = JSON.parse(await readFile(path.join(REPO, 'package.json'), 'utf8')) as { contributes: { commands: Array<{ command: string }> } };
+    const registered = new Set(await vscode.commands.getCommands(true));
+    const declared = manifest.contributes.commands.map((c) => c.command);
+    assert.deepEqual(declared.filter((c) => !registered.has(c)), [], 'declared but not registered');
+    assert.deepEqual([...Object.values(COMMANDS)].sort(), [...declared].sort(), 'the code and the manifest list the same commands');
+  });
+
+  it('starts the servers of the workspace mcp.json and calls a tool through the Call Tool command', async () => {
+    const { service, whenSettled } = await api();
+    await whenSettled();
+    const states = Object.fromEntries(service.router.serverStatuses.map((s) => [s.name, s.state]));
+    assert.equal(states['everything'], 'ready', JSON.stringify(service.router.serverStatuses));
+    assert.equal(states['memory'], 'ready');
+    const envelope = await vscode.commands.executeCommand<CallEnvelope>(COMMANDS.callTool, { tool: 'everything_echo', args: { message: 'from the extension host' }, quiet: true });
+    assert.ok(envelope?.ok, JSON.stringify(envelope));
+    assert.equal(envelope.ok && envelope.content[0]?.['text'], 'Echo: from the extension host');
+
+    const invalid = await vscode.commands.executeCommand<CallEnvelope>(COMMANDS.callTool, { tool: 'everything_get-sum', args: { a: 'x' }, quiet: true });
+    assert.equal(invalid?.ok, false);
+    assert.equal(invalid && !invalid.ok && invalid.error.type, 'INVALID_ARGUMENTS');
+  });
+
+  it('opens the result in a read-only editor with its timing', async () => {
+    await vscode.commands.executeCommand<CallEnvelope>(COMMANDS.callTool, { tool: 'everything_echo', args: { message: 'shown' } });
+    await waitFor(() => vscode.window.activeTextEditor?.document.uri.scheme === 'tool-router-result', 'the result editor');
+    const text = vscode.window.activeTextEditor!.document.getText();
+    assert.match(text, /^\/\/ everything_echo · ok · [\d.]+ ms · \d+ bytes/);
+    assert.match(text, /Echo: shown/);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
+  it('reports the misconfigured server with file, server and field, while the others work', async () => {
+    const { service } = await api();
+    const issue = service.configIssues.find((i) => i.server === 'misconfigured');
+    assert.ok(issue, JSON.stringify(service.configIssues));
+    assert.equal(issue.field, 'args');
+    assert.equal(issue.file, workspaceFile('.vscode', 'mcp.json'));
+    assert.equal(service.router.getConnection('misconfigured'), undefined);
+    assert.ok(service.router.getTool('memory_read_graph'));
+  });
+
+  it('picks up a settings change without a reload', async () => {
+    const { service } = await api();
+    const config = vscode.workspace.getConfiguration('toolRouter');
+    const extra = { servers: { extra: { command: 'node', args: [path.join(REPO, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'] } } };
+    try {
+      await config.update('servers', extra, vscode.ConfigurationTarget.Workspace);
+      await waitFor(() => service.router.getTool('extra_echo') !== undefined, 'the server added in settings');
+      const envelope = await vscode.commands.executeCommand<CallEnvelope>(COMMANDS.callTool, { tool: 'extra_echo', args: { message: 'from settings' }, quiet: true });
+      assert.ok(envelope?.ok, JSON.stringify(envelope));
+    } finally {
+      await config.update('servers', {}, vscode.ConfigurationTarget.Workspace);
+    }
+    await waitFor(() => service.router.getTool('extra_echo') === undefined, 'the server removed from settings');
+  });
+
+  it('follows edits of mcp.json: a broken file is reported, and its fix is picked up', async () => {
+    const { service } = await api();
+    const file = workspaceFile('.vscode', 'mcp.json');
+    const original = await readFile(file, 'utf8');
+    try {
+      await writeFile(file, '{ "servers": { "everything": ');
+      await waitFor(() => service.configIssues.some((i) => /Invalid JSON/.test(i.message)), 'the JSON error to be reported');
+      assert.equal(service.configIssues.find((i) => /Invalid JSON/.test(i.message))?.file, file);
+    } finally {
+      await writeFile(file, original);
+    }
+    await waitFor(() => service.router.getTool('everything_echo') !== undefined && !service.configIssues.some((i) => /Invalid JSON/.test(i.message)), 'the fixed file to be loaded');
+  });
+
+  it('restarts a server through the Restart Server command', async () => {
+    const { service } = await api();
+    const before = service.router.getConnection('memory')!.status.restarts;
+    await vscode.commands.executeCommand(COMMANDS.restartServer, 'memory');
+    await waitFor(() => service.router.getConnection('memory')!.status.state === 'ready' && service.router.getConnection('memory')!.status.restarts === before + 1, 'the restart');
+    const count = await vscode.commands.executeCommand<number>(COMMANDS.refreshTools);
+    assert.ok((count ?? 0) > 10);
+  });
+});
