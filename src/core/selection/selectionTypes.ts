@@ -1,0 +1,70 @@
+/**
+ * What selection works on and what it returns. A {@link Selection} carries the whole story: every chosen
+ * tool with its scores, the stages that chose it and a one-line reason, and every tool left out and why.
+ */
+
+/** The part of a tool that selection reads. The router's RoutedTool satisfies it. */
+export interface SelectableTool {
+  /** The exposed name (unique). */
+  readonly name: string;
+  readonly server: string;
+  readonly description: string;
+  readonly inputSchema?: unknown;
+  readonly annotations?: { readonly destructiveHint?: boolean; readonly readOnlyHint?: boolean };
+}
+
+/** Why a tool is in the selection: `embedding`, `keyword:<route>`, `sticky:<turn>`, `required`, `core`. */
+export type SelectionStage = string;
+
+export interface ChosenTool {
+  readonly name: string;
+  /** Fused relevance used for ranking (undefined when no scorer ran, e.g. keyword-only). */
+  readonly score?: number;
+  /** Cosine similarity to the prompt, when the embedder ran. */
+  readonly cosine?: number;
+  /** Lexical (BM25F) score, when it ran. */
+  readonly lexical?: number;
+  readonly stages: readonly SelectionStage[];
+  /** 1 core/pinned/sticky, 2 scored, 3 keyword-only: the cap keeps lower tiers first. */
+  readonly tier: 1 | 2 | 3;
+  readonly reason: string;
+}
+
+export interface DroppedTool {
+  readonly name: string;
+  readonly score?: number;
+  readonly stages: readonly SelectionStage[];
+  readonly reason: string;
+  readonly by: 'cap' | 'whitelist' | 'destructive' | 'quarantine';
+}
+
+export type SelectionMethod = 'embedding+keyword' | 'keyword-only' | 'required_tools';
+
+export interface Selection {
+  readonly prompt: string;
+  readonly method: SelectionMethod;
+  /** Why the method is what it is, e.g. "the embedder is still loading". */
+  readonly methodNote?: string;
+  readonly tools: readonly ChosenTool[];
+  readonly dropped: readonly DroppedTool[];
+  /** Every tool's fused score, best first (for the panel's score bars); empty when nothing was scored. */
+  readonly ranking: ReadonlyArray<{ readonly name: string; readonly score: number; readonly cosine?: number; readonly lexical?: number }>;
+  readonly threshold: number;
+  readonly timingsMs: Readonly<Record<string, number>>;
+  /** chars / 4 of the tools' definitions (name, description, schema), as the seeds estimate tokens. */
+  readonly tokens: { readonly selected: number; readonly catalogue: number };
+  readonly issues: readonly string[];
+}
+
+/** The seeds' token estimate: four characters per token. */
+export const CHARS_PER_TOKEN = 4;
+
+export function estimateToolTokens(tool: SelectableTool): number {
+  let chars = tool.name.length + tool.description.length;
+  try {
+    chars += JSON.stringify(tool.inputSchema ?? {}).length;
+  } catch {
+    // An unserialisable schema is counted as empty.
+  }
+  return Math.ceil(chars / CHARS_PER_TOKEN);
+}

@@ -1,0 +1,102 @@
+import type { Embedder } from '../embedding/embedder';
+import { splitIdentifiers } from '../embedding/textPreprocess';
+import type { SelectableTool } from './selectionTypes';
+
+/**
+ * The embedding index of the catalogue. It follows the catalogue: when tools come or go, only texts it
+ * has not seen are embedded (a disk cache under the embedder does the rest), in the background, so
+ * selection never waits for it; tools without a vector yet are ranked on their lexical score alone.
+ */
+
+/** Texts embedded per background step: large enough to batch well, small enough to yield often. */
+const INDEX_BATCH = 64;
+/** Parameter names added to a tool's text: they carry signal (+3.8 recall@25 in the findings), but a huge schema must not drown the description. */
+const MAX_PARAMETER_NAMES = 24;
+
+/**
+ * The text embedded for a tool: its name (identifiers split) and description, then its parameter names.
+ * The server name is left out: it is the same for every tool of a server and would pull them together.
+ */
+export function toolText(tool: Pick<SelectableTool, 'name' | 'description' | 'inputSchema'>, displayName = tool.name): string {
+  const params = parameterNames(tool.inputSchema).slice(0, MAX_PARAMETER_NAMES).map(splitIdentifiers);
+  const description = tool.description.replace(/^\[[^\]]*\]\s*/, ''); // the router's "[server] " tag
+  return `${splitIdentifiers(displayName)}: ${description}${params.length ? ` (${params.join(', ')})` : ''}`;
+}
+
+export function parameterNames(schema: unknown): string[] {
+  if (typeof schema !== 'object' || schema === null) return [];
+  const properties = (schema as Record<string, unknown>)['properties'];
+  return typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
+}
+
+export class ToolIndex {
+  private readonly vectors = new Map<string, Float32Array>();
+  private pending: string[] = [];
+  private running: Promise<void> | undefined;
+  private failure: string | undefined;
+  private disposed = false;
+  private wanted = new Set<string>();
+
+  constructor(private readonly embedder: Embedder, private readonly onError: (message: string) => void = () => undefined) {}
+
+  get modelId(): string {
+    return this.embedder.modelId;
+  }
+
+  /** The last embedding failure, if the embedder could not be used. */
+  get error(): string | undefined {
+    return this.failure;
+  }
+
+  /** Sets the texts the index should hold; embeds the missing ones in the background. */
+  update(texts: readonly string[]): void {
+    this.wanted = new Set(texts);
+    for (const key of [...this.vectors.keys()]) if (!this.wanted.has(key)) this.vectors.delete(key);
+    this.pending = [...this.wanted].filter((t) => !this.vectors.has(t));
+    if (this.pending.length > 0 && !this.running) this.running = this.drain().finally(() => (this.running = undefined));
+  }
+
+  get(text: string): Float32Array | undefined {
+    return this.vectors.get(text);
+  }
+
+  readiness(): { ready: number; total: number } {
+    let ready = 0;
+    for (const t of this.wanted) if (this.vectors.has(t)) ready++;
+    return { ready, total: this.wanted.size };
+  }
+
+  /** Resolves when every wanted text has a vector (or embedding failed). */
+  async whenReady(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  embedQuery(text: string, signal?: AbortSignal): Promise<Float32Array> {
+    return this.embedder.embed([text], signal).then((v) => v[0]!);
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.pending = [];
+  }
+
+  private async drain(): Promise<void> {
+    while (this.pending.length > 0 && !this.disposed) {
+      const batch = this.pending.splice(0, INDEX_BATCH);
+      try {
+        const vectors = await this.embedder.embed(batch);
+        batch.forEach((text, i) => {
+          if (this.wanted.has(text)) this.vectors.set(text, vectors[i]!);
+        });
+        this.failure = undefined;
+      } catch (error) {
+        this.failure = (error as Error).message;
+        this.onError(`Embedding tool descriptions failed: ${this.failure}`);
+        this.pending = [];
+        return;
+      }
+      // Let calls and UI work run between batches.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+}

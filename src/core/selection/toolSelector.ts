@@ -1,0 +1,360 @@
+import picomatch from 'picomatch';
+import { KeywordStage, EMPTY_KEYWORD_CONFIG, type KeywordConfig } from './keywordStage';
+import { estimateToolTokens, type ChosenTool, type DroppedTool, type SelectableTool, type Selection, type SelectionMethod } from './selectionTypes';
+import { StickyWindow, DEFAULT_STICKY_LOOKBACK_TURNS, DEFAULT_STICKY_MAX } from './stickyTools';
+import { toolText, type ToolIndex } from './toolIndex';
+
+/**
+ * selectTools: from a prompt and the catalogue, the few tools to send, each with its provenance.
+ *
+ * Stages: keyword routes → scoring (embedding cosine fused with lexical BM25F) → merge with core, sticky
+ * and pinned tools → filters (whitelist, destructive, quarantine) → cap in tiers. Each stage is its own
+ * small unit; this file only orders them and writes down why.
+ */
+
+/** Seeds' defaults; see {@link SelectionOptions}. */
+export const DEFAULT_MIN_TOOLS = 5;
+export const DEFAULT_SIMILARITY_THRESHOLD = 0.3;
+export const DEFAULT_TOP_K = 15;
+export const DEFAULT_CAP = 25;
+/**
+ * Weight of the lexical z-score in the fusion `w·z(lexical) + (1−w)·z(cosine)`. 0.4 was best on the dev
+ * sets for the prototype model (findings), and eval:select confirms it for ours (see README).
+ */
+export const DEFAULT_LEXICAL_WEIGHT = 0.4;
+/**
+ * Without an embedder, a tool beyond the first `minTools` joins when its lexical z-score is at least
+ * this: about the top 5% of a normal spread, so only clearly matching tools are added.
+ */
+export const DEFAULT_LEXICAL_Z_THRESHOLD = 1.65;
+
+export interface SelectionOptions {
+  /** Always keep this many top-ranked tools. */
+  readonly minTools: number;
+  /** Beyond `minTools`, a tool joins when its cosine is at least this… */
+  readonly threshold: number;
+  /** …up to this many ranked picks in all. */
+  readonly topK: number;
+  /** Hard cap on the tools sent, after core, pinned and sticky tools. */
+  readonly cap: number;
+  /** Globs of tools that are always sent. */
+  readonly coreTools: readonly string[];
+  /** When non-empty, only tools matching these globs can be sent (the whitelist). */
+  readonly allowedTools: readonly string[];
+  /** Tools marked `destructiveHint` are left out unless this is true (pinned tools are kept). */
+  readonly allowDestructive: boolean;
+  readonly lexicalWeight: number;
+  readonly lexicalZThreshold: number;
+  readonly stickyLookback: number;
+  readonly stickyMax: number;
+  readonly keyword: KeywordConfig;
+}
+
+export const DEFAULT_SELECTION_OPTIONS: SelectionOptions = {
+  minTools: DEFAULT_MIN_TOOLS,
+  threshold: DEFAULT_SIMILARITY_THRESHOLD,
+  topK: DEFAULT_TOP_K,
+  cap: DEFAULT_CAP,
+  coreTools: [],
+  allowedTools: [],
+  allowDestructive: false,
+  lexicalWeight: DEFAULT_LEXICAL_WEIGHT,
+  lexicalZThreshold: DEFAULT_LEXICAL_Z_THRESHOLD,
+  stickyLookback: DEFAULT_STICKY_LOOKBACK_TURNS,
+  stickyMax: DEFAULT_STICKY_MAX,
+  keyword: EMPTY_KEYWORD_CONFIG,
+};
+
+/** Scores every tool of a catalogue for a query, aligned with the catalogue's order. */
+export interface LexicalScorer {
+  score(query: string): ArrayLike<number>;
+}
+
+export interface SelectorDeps {
+  /** The embedding index; without it (or while it fails) selection is keyword-only. */
+  readonly index?: ToolIndex;
+  /** Builds the lexical scorer for a catalogue (BM25F in production). */
+  readonly createLexical?: (tools: readonly SelectableTool[]) => LexicalScorer;
+  /** Tools flagged as poisoned and quarantined (by the reliability checks), with the reason. */
+  readonly quarantine?: () => ReadonlyMap<string, string>;
+}
+
+export interface SelectionRequest {
+  readonly prompt: string;
+  /** The chat turn number, for the sticky window. */
+  readonly turn?: number;
+  /** Tools named by the prompt file or `#` references: they bypass the selectors. */
+  readonly pinned?: readonly string[];
+  readonly signal?: AbortSignal;
+}
+
+interface Scores {
+  readonly fused: Float64Array;
+  readonly cosine?: Float64Array;
+  readonly hasCosine?: Uint8Array;
+  readonly lexical?: Float64Array;
+}
+
+export class ToolSelector {
+  readonly sticky: StickyWindow;
+  private tools: SelectableTool[] = [];
+  private texts: string[] = [];
+  private keyword: KeywordStage;
+  private lexical: LexicalScorer | undefined;
+  private catalogueTokens = 0;
+  private readonly isCore: (name: string) => boolean;
+  private readonly isAllowed: (name: string) => boolean;
+
+  constructor(readonly options: SelectionOptions = DEFAULT_SELECTION_OPTIONS, private readonly deps: SelectorDeps = {}) {
+    this.sticky = new StickyWindow(options.stickyLookback, options.stickyMax);
+    this.keyword = new KeywordStage(options.keyword, []);
+    this.isCore = options.coreTools.length ? picomatch([...options.coreTools]) : () => false;
+    this.isAllowed = options.allowedTools.length ? picomatch([...options.allowedTools]) : () => true;
+  }
+
+  get catalogue(): readonly SelectableTool[] {
+    return this.tools;
+  }
+
+  /** Problems in the keyword configuration (bad regexes, unknown groups). */
+  get issues(): readonly string[] {
+    return this.keyword.issues;
+  }
+
+  /** Replaces the catalogue. Cheap for the lexical side; embeddings of new texts run in the background. */
+  setCatalogue(tools: readonly SelectableTool[]): void {
+    this.tools = [...tools];
+    this.texts = this.tools.map((t) => toolText(t));
+    this.keyword = new KeywordStage(this.options.keyword, [...new Set(this.tools.map((t) => t.server))]);
+    this.lexical = this.deps.createLexical?.(this.tools);
+    this.catalogueTokens = this.tools.reduce((sum, t) => sum + estimateToolTokens(t), 0);
+    this.deps.index?.update(this.texts);
+  }
+
+  async select(request: SelectionRequest): Promise<Selection> {
+    const timings: Record<string, number> = {};
+    const time = <T>(stage: string, fn: () => T): T => {
+      const t0 = performance.now();
+      const out = fn();
+      timings[stage] = (timings[stage] ?? 0) + performance.now() - t0;
+      return out;
+    };
+    const started = performance.now();
+    const issues = [...this.keyword.issues];
+    const byName = new Map(this.tools.map((t, i) => [t.name, i]));
+    const chosen = new Map<string, { stages: string[]; tier: 1 | 2 | 3; reason: string; score?: number; cosine?: number; lexical?: number }>();
+    const add = (name: string, stage: string, tier: 1 | 2 | 3, reason: string): void => {
+      const existing = chosen.get(name);
+      if (existing) {
+        if (!existing.stages.includes(stage)) existing.stages.push(stage);
+        if (tier < existing.tier) existing.tier = tier;
+        return;
+      }
+      chosen.set(name, { stages: [stage], tier, reason });
+    };
+
+    // Pinned tools bypass the selectors entirely (the seeds' required_tools).
+    const pinned = (request.pinned ?? []).filter((name) => {
+      if (byName.has(name)) return true;
+      issues.push(`Pinned tool "${name}" is not in the catalogue; check its server is running.`);
+      return false;
+    });
+    let method: SelectionMethod;
+    let methodNote: string | undefined;
+    let scores: Scores | undefined;
+
+    for (const t of this.tools) if (this.isCore(t.name)) add(t.name, 'core', 1, 'core tool: always sent');
+
+    if (pinned.length > 0) {
+      method = 'required_tools';
+      methodNote = `${pinned.length} tool(s) pinned by the prompt file or # references; the selectors did not run`;
+      for (const name of pinned) add(name, 'required', 1, 'pinned by the prompt file or a # reference');
+    } else {
+      for (const s of this.sticky.get(request.turn ?? 0, this.isCore)) {
+        if (byName.has(s.name)) add(s.name, `sticky:${s.turn}`, 1, `called ${(request.turn ?? 0) - s.turn} turn(s) ago`);
+      }
+      const keywordPicks = time('keyword', () => this.keyword.match(request.prompt, this.tools.map((t) => t.name)));
+
+      const scored = await this.score(request, timings, issues);
+      scores = scored.scores;
+      method = scored.usedEmbedding ? 'embedding+keyword' : 'keyword-only';
+      methodNote = scored.note;
+      if (scores) {
+        const ranked = time('rank', () => rankIndices(scores!.fused));
+        let picked = 0;
+        for (const i of ranked) {
+          if (picked >= this.options.topK) break;
+          const tool = this.tools[i]!;
+          const cos = scores.hasCosine?.[i] ? scores.cosine![i]! : undefined;
+          const z = scores.fused[i]!;
+          let reason: string | undefined;
+          if (picked < this.options.minTools) reason = `top ${this.options.minTools} by relevance (rank ${picked + 1})`;
+          else if (cos !== undefined && scored.usedEmbedding) reason = cos >= this.options.threshold ? `cosine ${cos.toFixed(2)} ≥ threshold ${this.options.threshold}` : undefined;
+          else if (!scored.usedEmbedding) reason = z >= this.options.lexicalZThreshold ? `lexical z-score ${z.toFixed(2)} ≥ ${this.options.lexicalZThreshold}` : undefined;
+          if (!reason) continue;
+          picked++;
+          add(tool.name, scored.usedEmbedding ? 'embedding' : 'keyword:lexical', 2, reason);
+        }
+      }
+      for (const [name, stages] of keywordPicks) {
+        for (const stage of stages) add(name, stage, 3, `keyword route ${stage.slice('keyword:'.length)} matched the prompt`);
+      }
+    }
+
+    // Scores for display, and for ordering tier 2.
+    if (scores) {
+      for (const [name, entry] of chosen) {
+        const i = byName.get(name)!;
+        entry.score = scores.fused[i];
+        if (scores.hasCosine?.[i]) entry.cosine = scores.cosine![i];
+        if (scores.lexical) entry.lexical = scores.lexical[i];
+      }
+    }
+
+    // Filters: whitelist, destructive without opt-in, quarantine.
+    const dropped: DroppedTool[] = [];
+    const quarantine = this.deps.quarantine?.() ?? new Map<string, string>();
+    for (const [name, entry] of [...chosen]) {
+      const tool = this.tools[byName.get(name)!]!;
+      let drop: DroppedTool | undefined;
+      if (!this.isAllowed(name)) drop = { name, stages: entry.stages, by: 'whitelist', reason: 'not in the allowed tools (toolRouter.selection.allowedTools)' };
+      else if (quarantine.has(name)) drop = { name, stages: entry.stages, by: 'quarantine', reason: `quarantined: ${quarantine.get(name)}` };
+      else if (tool.annotations?.destructiveHint && !this.options.allowDestructive && !entry.stages.includes('required')) {
+        drop = { name, stages: entry.stages, by: 'destructive', reason: 'marked destructive; set toolRouter.selection.allowDestructiveTools to offer it, or pin it with #' };
+      }
+      if (drop) {
+        dropped.push(entry.score !== undefined ? { ...drop, score: entry.score } : drop);
+        chosen.delete(name);
+      }
+    }
+
+    // Cap in tiers: 1 core, pinned and sticky (in that order); 2 scored, by score; 3 keyword-only, by name.
+    const ordered = time('cap', () =>
+      [...chosen.entries()].sort(([an, a], [bn, b]) => {
+        if (a.tier !== b.tier) return a.tier - b.tier;
+        if (a.tier === 2) return (b.score ?? 0) - (a.score ?? 0);
+        if (a.tier === 3) return an < bn ? -1 : an > bn ? 1 : 0;
+        return 0;
+      }),
+    );
+    const kept = ordered.slice(0, this.options.cap);
+    for (const [name, entry] of ordered.slice(this.options.cap)) {
+      dropped.push({ name, stages: entry.stages, by: 'cap', reason: `over the cap of ${this.options.cap} (tier ${entry.tier})`, ...(entry.score !== undefined ? { score: entry.score } : {}) });
+    }
+    const tools: ChosenTool[] = kept.map(([name, e]) => ({
+      name,
+      stages: e.stages,
+      tier: e.tier,
+      reason: e.reason,
+      ...(e.score !== undefined ? { score: e.score } : {}),
+      ...(e.cosine !== undefined ? { cosine: e.cosine } : {}),
+      ...(e.lexical !== undefined ? { lexical: e.lexical } : {}),
+    }));
+
+    const ranking = scores
+      ? rankIndices(scores.fused).map((i) => ({
+          name: this.tools[i]!.name,
+          score: scores!.fused[i]!,
+          ...(scores!.hasCosine?.[i] ? { cosine: scores!.cosine![i]! } : {}),
+          ...(scores!.lexical ? { lexical: scores!.lexical[i]! } : {}),
+        }))
+      : [];
+    const selectedTokens = tools.reduce((sum, t) => sum + estimateToolTokens(this.tools[byName.get(t.name)!]!), 0);
+    timings['total'] = performance.now() - started;
+    return {
+      prompt: request.prompt,
+      method,
+      ...(methodNote ? { methodNote } : {}),
+      tools,
+      dropped,
+      ranking,
+      threshold: this.options.threshold,
+      timingsMs: timings,
+      tokens: { selected: selectedTokens, catalogue: this.catalogueTokens },
+      issues,
+    };
+  }
+
+  /** Lexical and embedding scores, fused by z-score. Falls back to lexical alone when the embedder cannot help. */
+  private async score(request: SelectionRequest, timings: Record<string, number>, issues: string[]): Promise<{ scores?: Scores; usedEmbedding: boolean; note?: string }> {
+    const n = this.tools.length;
+    if (n === 0) return { usedEmbedding: false, note: 'the catalogue is empty' };
+    let t0 = performance.now();
+    let lexical: Float64Array | undefined;
+    if (this.lexical) {
+      const raw = this.lexical.score(request.prompt);
+      lexical = Float64Array.from({ length: n }, (_, i) => raw[i] ?? 0);
+    }
+    timings['lexical'] = performance.now() - t0;
+
+    const index = this.deps.index;
+    let note: string | undefined;
+    let cosine: Float64Array | undefined;
+    let hasCosine: Uint8Array | undefined;
+    if (!index) note = 'no embedder is configured';
+    else if (index.error) note = `the embedder failed (${index.error}); using keywords only`;
+    else {
+      const { ready, total } = index.readiness();
+      if (ready === 0) note = 'the embedding index is still being built; using keywords only';
+      else {
+        t0 = performance.now();
+        try {
+          const q = await index.embedQuery(request.prompt, request.signal);
+          timings['embedPrompt'] = performance.now() - t0;
+          t0 = performance.now();
+          cosine = new Float64Array(n);
+          hasCosine = new Uint8Array(n);
+          for (let i = 0; i < n; i++) {
+            const v = index.get(this.texts[i]!);
+            if (!v) continue;
+            let s = 0;
+            for (let d = 0; d < v.length; d++) s += v[d]! * q[d]!;
+            cosine[i] = s;
+            hasCosine[i] = 1;
+          }
+          timings['cosine'] = performance.now() - t0;
+          if (ready < total) note = `${ready} of ${total} tools embedded so far; the rest are ranked on keywords`;
+        } catch (error) {
+          note = `embedding the prompt failed (${(error as Error).message}); using keywords only`;
+          issues.push(note);
+          cosine = undefined;
+          hasCosine = undefined;
+        }
+      }
+    }
+    if (!cosine && !lexical) return { usedEmbedding: false, ...(note ? { note } : {}) };
+    t0 = performance.now();
+    const fused = new Float64Array(n);
+    const zl = lexical ? zScores(lexical) : undefined;
+    const zc = cosine && hasCosine ? zScores(cosine, hasCosine) : undefined;
+    const w = zc && zl ? this.options.lexicalWeight : zl ? 1 : 0;
+    for (let i = 0; i < n; i++) fused[i] = w * (zl?.[i] ?? 0) + (1 - w) * (zc?.[i] ?? 0);
+    timings['fuse'] = performance.now() - t0;
+    return {
+      scores: { fused, ...(cosine && hasCosine ? { cosine, hasCosine } : {}), ...(lexical ? { lexical } : {}) },
+      usedEmbedding: cosine !== undefined,
+      ...(note ? { note } : {}),
+    };
+  }
+}
+
+/** (x − mean) / sd over the entries present (all when `present` is absent); absent entries get 0. */
+export function zScores(values: Float64Array, present?: Uint8Array): Float64Array {
+  let n = 0;
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) if (!present || present[i]) (sum += values[i]!), n++;
+  const mean = n ? sum / n : 0;
+  let sq = 0;
+  for (let i = 0; i < values.length; i++) if (!present || present[i]) sq += (values[i]! - mean) ** 2;
+  const sd = n > 1 ? Math.sqrt(sq / n) : 0;
+  const out = new Float64Array(values.length);
+  if (sd === 0) return out;
+  for (let i = 0; i < values.length; i++) if (!present || present[i]) out[i] = (values[i]! - mean) / sd;
+  return out;
+}
+
+/** Indices sorted by score, best first (ties by index, so the order is deterministic). */
+export function rankIndices(scores: ArrayLike<number>): number[] {
+  const idx = Array.from({ length: scores.length }, (_, i) => i);
+  return idx.sort((a, b) => scores[b]! - scores[a]! || a - b);
+}

@@ -1,0 +1,212 @@
+import assert from 'node:assert/strict';
+import { l2Normalize, type Embedder } from '../../../src/core/embedding/embedder';
+import { KeywordStage } from '../../../src/core/selection/keywordStage';
+import type { SelectableTool } from '../../../src/core/selection/selectionTypes';
+import { StickyWindow } from '../../../src/core/selection/stickyTools';
+import { ToolIndex, toolText } from '../../../src/core/selection/toolIndex';
+import { DEFAULT_SELECTION_OPTIONS, ToolSelector, zScores, type LexicalScorer, type SelectionOptions } from '../../../src/core/selection/toolSelector';
+
+/**
+ * A FAKE embedder for stage-logic tests: each text maps to a vector we choose, so cosines are exact and
+ * the threshold / minTools / topK rules can be checked number by number. The real ONNX engine has its
+ * own tests (test/unit/embedding).
+ */
+class ScriptedFakeEmbedder implements Embedder {
+  readonly modelId = 'fake:scripted';
+  readonly dimension = 2;
+  calls = 0;
+  fail = false;
+  constructor(private readonly vectorFor: (text: string) => [number, number]) {}
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    this.calls++;
+    if (this.fail) throw new Error('scripted failure');
+    return texts.map((t) => l2Normalize(Float32Array.from(this.vectorFor(t))));
+  }
+  async dispose(): Promise<void> {}
+}
+
+/** Tool i gets cosine `cos[i]` with the query, which is the unit vector (1, 0). */
+function catalogue(cos: number[], server = 's'): { tools: SelectableTool[]; embedder: ScriptedFakeEmbedder } {
+  const tools = cos.map((_, i) => ({ name: `${server}_t${String(i).padStart(2, '0')}`, server, description: `tool number ${i}` }));
+  const byText = new Map(tools.map((t, i) => [toolText(t), cos[i]!]));
+  const embedder = new ScriptedFakeEmbedder((text) => {
+    const c = byText.get(text);
+    if (c === undefined) return [1, 0]; // the query
+    return [c, Math.sqrt(Math.max(0, 1 - c * c))];
+  });
+  return { tools, embedder };
+}
+
+async function selector(tools: SelectableTool[], embedder: Embedder | undefined, options: Partial<SelectionOptions> = {}, lexical?: (tools: readonly SelectableTool[]) => LexicalScorer): Promise<ToolSelector> {
+  const index = embedder ? new ToolIndex(embedder) : undefined;
+  const s = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, lexicalWeight: 0, ...options }, { ...(index ? { index } : {}), ...(lexical ? { createLexical: lexical } : {}) });
+  s.setCatalogue(tools);
+  await index?.whenReady();
+  return s;
+}
+
+describe('keyword stage', () => {
+  const names = ['github_create_issue', 'github_list_prs', 'gmail_send', 'gmail_search', 'files_read_file'];
+  it('expands globs, routes prompts to groups and applies default groups when no route matches', () => {
+    const stage = new KeywordStage(
+      {
+        groups: { mail: ['gmail_*'], code: ['github_*', 'files_read_file'] },
+        routes: [{ name: 'email', pattern: '\\b(e-?mail|inbox)\\b', groups: ['mail'] }],
+        defaultGroups: ['code'],
+      },
+      ['github', 'gmail', 'files'],
+    );
+    assert.deepEqual([...stage.match('check my inbox', names).entries()], [['gmail_send', ['keyword:email']], ['gmail_search', ['keyword:email']]]);
+    assert.deepEqual([...stage.match('anything else', names).keys()], ['github_create_issue', 'github_list_prs', 'files_read_file']);
+    assert.deepEqual(stage.match('anything else', names).get('files_read_file'), ['keyword:default']);
+  });
+
+  it('makes every server a group of its own', () => {
+    const stage = new KeywordStage({ groups: {}, routes: [{ pattern: 'pull request', groups: ['github'] }], defaultGroups: [] }, ['github', 'gmail']);
+    assert.deepEqual([...stage.match('open a pull request', names).keys()], ['github_create_issue', 'github_list_prs']);
+  });
+
+  it('reports invalid regexes and unknown groups instead of throwing', () => {
+    const stage = new KeywordStage({ groups: {}, routes: [{ name: 'bad', pattern: '([a-z', groups: ['x'] }, { pattern: 'ok', groups: ['nope'] }], defaultGroups: ['missing'] }, []);
+    assert.equal(stage.issues.length, 3);
+    assert.match(stage.issues[0]!, /Route "bad" has an invalid regular expression/);
+    assert.match(stage.issues[1]!, /group "nope", which does not exist/);
+    assert.match(stage.issues[2]!, /Default group "missing"/);
+    assert.equal(stage.match('ok', names).size, 0);
+  });
+});
+
+describe('selection: threshold, minTools and topK', () => {
+  it('always keeps minTools, then adds tools over the threshold, up to topK', async () => {
+    const cos = [0.9, 0.8, 0.7, 0.6, 0.5, 0.45, 0.4, 0.35, 0.31, 0.29, 0.1, 0.05];
+    const { tools, embedder } = catalogue(cos);
+    const s = await selector(tools, embedder, { minTools: 3, threshold: 0.4, topK: 6 });
+    const sel = await s.select({ prompt: 'q' });
+    assert.equal(sel.method, 'embedding+keyword');
+    assert.deepEqual(sel.tools.map((t) => t.name), ['s_t00', 's_t01', 's_t02', 's_t03', 's_t04', 's_t05']);
+    assert.match(sel.tools[0]!.reason, /top 3/);
+    assert.match(sel.tools[4]!.reason, /cosine 0\.50 ≥ threshold 0\.4/);
+    assert.deepEqual(sel.tools.map((t) => t.stages), Array(6).fill(['embedding']));
+    assert.equal(sel.ranking.length, cos.length, 'every score is kept for display');
+    assert.ok(Math.abs((sel.ranking[0]!.cosine ?? 0) - 0.9) < 1e-6);
+  });
+
+  it('keeps minTools even when all cosines are under the threshold', async () => {
+    const { tools, embedder } = catalogue([0.2, 0.1, 0.05, 0.01, 0, -0.1, -0.2]);
+    const sel = await (await selector(tools, embedder, { minTools: 5, threshold: 0.3, topK: 15 })).select({ prompt: 'q' });
+    assert.equal(sel.tools.length, 5);
+  });
+
+  it('stops at topK even when more tools pass the threshold', async () => {
+    const { tools, embedder } = catalogue(Array.from({ length: 30 }, (_, i) => 0.95 - i * 0.01));
+    const sel = await (await selector(tools, embedder, { minTools: 5, threshold: 0.3, topK: 15 })).select({ prompt: 'q' });
+    assert.equal(sel.tools.length, 15);
+  });
+});
+
+describe('selection: merge order, sticky, pinned, core, filters and cap', () => {
+  it('puts embedding picks first and keyword-only picks after them, union without duplicates', async () => {
+    const { tools, embedder } = catalogue([0.9, 0.8, 0.1, 0.05]);
+    const s = await selector(tools, embedder, { minTools: 2, topK: 2, keyword: { groups: { g: ['s_t03', 's_t00'] }, routes: [{ name: 'r', pattern: 'q', groups: ['g'] }], defaultGroups: [] } });
+    const sel = await s.select({ prompt: 'q' });
+    assert.deepEqual(sel.tools.map((t) => t.name), ['s_t00', 's_t01', 's_t03']);
+    assert.deepEqual(sel.tools[0]!.stages, ['embedding', 'keyword:r']);
+    assert.equal(sel.tools[2]!.tier, 3);
+  });
+
+  it('injects sticky tools from the last turns, newest first, at most max, not core tools', () => {
+    const w = new StickyWindow(3, 2);
+    w.record(1, ['a', 'b']);
+    w.record(2, ['c']);
+    w.record(3, ['d', 'core_x']);
+    assert.deepEqual(w.get(4, (n) => n.startsWith('core_')), [{ name: 'd', turn: 3 }, { name: 'c', turn: 2 }]);
+    const wide = new StickyWindow(3, 8);
+    wide.record(1, ['a']);
+    wide.record(2, ['b']);
+    wide.record(5, ['c']);
+    assert.deepEqual(wide.get(6).map((e) => e.name), ['c'], 'turns beyond the lookback are trimmed');
+  });
+
+  it('adds sticky tools to the selection with their turn', async () => {
+    const { tools, embedder } = catalogue([0.9, 0.8, 0.7, 0.1]);
+    const s = await selector(tools, embedder, { minTools: 1, topK: 1 });
+    s.sticky.record(4, ['s_t03']);
+    const sel = await s.select({ prompt: 'q', turn: 5 });
+    const sticky = sel.tools.find((t) => t.name === 's_t03');
+    assert.deepEqual(sticky?.stages, ['sticky:4']);
+    assert.equal(sticky?.tier, 1);
+  });
+
+  it('lets pinned tools bypass the selectors and reports method=required_tools', async () => {
+    const { tools, embedder } = catalogue([0.9, 0.8, 0.7, 0.1]);
+    const s = await selector(tools, embedder, { coreTools: ['s_t02'] });
+    const before = embedder.calls;
+    const sel = await s.select({ prompt: 'q', pinned: ['s_t03', 'ghost_tool'] });
+    assert.equal(sel.method, 'required_tools');
+    assert.deepEqual(sel.tools.map((t) => [t.name, t.stages]), [['s_t02', ['core']], ['s_t03', ['required']]]);
+    assert.equal(embedder.calls, before, 'the prompt was not embedded');
+    assert.match(sel.issues.join('\n'), /Pinned tool "ghost_tool" is not in the catalogue/);
+  });
+
+  it('removes destructive tools without opt-in and tools outside the whitelist, with reasons', async () => {
+    const { tools, embedder } = catalogue([0.9, 0.8, 0.7]);
+    const marked = tools.map((t, i) => (i === 0 ? { ...t, annotations: { destructiveHint: true } } : t));
+    const s = await selector(marked, embedder, { minTools: 3, allowedTools: ['s_t00', 's_t01'] });
+    const sel = await s.select({ prompt: 'q' });
+    assert.deepEqual(sel.tools.map((t) => t.name), ['s_t01']);
+    assert.deepEqual(sel.dropped.map((d) => [d.name, d.by]).sort(), [['s_t00', 'destructive'], ['s_t02', 'whitelist']]);
+    const optIn = await (await selector(marked, embedder, { minTools: 3, allowDestructive: true })).select({ prompt: 'q' });
+    assert.ok(optIn.tools.some((t) => t.name === 's_t00'));
+  });
+
+  it('caps in tiers: core and sticky, then scored by score, then keyword-only by name; lists the dropped', async () => {
+    const { tools, embedder } = catalogue([0.9, 0.8, 0.7, 0.6, 0.1, 0.1, 0.1]);
+    const s = await selector(tools, embedder, {
+      cap: 4,
+      minTools: 3,
+      topK: 3,
+      coreTools: ['s_t06'],
+      keyword: { groups: { g: ['s_t05', 's_t04'] }, routes: [{ name: 'r', pattern: 'q', groups: ['g'] }], defaultGroups: [] },
+    });
+    s.sticky.record(1, ['s_t03']);
+    const sel = await s.select({ prompt: 'q', turn: 2 });
+    assert.deepEqual(sel.tools.map((t) => t.name), ['s_t06', 's_t03', 's_t00', 's_t01']);
+    assert.deepEqual(sel.dropped.map((d) => [d.name, d.by]), [['s_t02', 'cap'], ['s_t04', 'cap'], ['s_t05', 'cap']]);
+    assert.match(sel.dropped[0]!.reason, /over the cap of 4 \(tier 2\)/);
+  });
+
+  it('falls back to keywords (lexical ranking and routes) when the embedder fails, and says so', async () => {
+    const { tools, embedder } = catalogue([0.9, 0.8, 0.7, 0.6]);
+    embedder.fail = true;
+    const lexical = (): LexicalScorer => ({ score: () => [0, 5, 0, 1] });
+    const s = await selector(tools, embedder, { minTools: 1, topK: 3, lexicalZThreshold: 1.5 }, lexical);
+    const sel = await s.select({ prompt: 'q' });
+    assert.equal(sel.method, 'keyword-only');
+    assert.match(sel.methodNote ?? '', /failed.*keywords only/);
+    assert.deepEqual(sel.tools.map((t) => t.name), ['s_t01']);
+    assert.deepEqual(sel.tools[0]!.stages, ['keyword:lexical']);
+  });
+
+  it('runs keyword-only while there is no embedder at all', async () => {
+    const { tools } = catalogue([0, 0, 0]);
+    const s = await selector(tools, undefined, { keyword: { groups: {}, routes: [], defaultGroups: ['s'] } });
+    const sel = await s.select({ prompt: 'q' });
+    assert.equal(sel.method, 'keyword-only');
+    assert.deepEqual(sel.tools.map((t) => t.stages[0]), ['keyword:default', 'keyword:default', 'keyword:default']);
+  });
+
+  it('estimates tokens of the chosen tools against the whole catalogue', async () => {
+    const { tools, embedder } = catalogue([0.9, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1]);
+    const sel = await (await selector(tools, embedder, { minTools: 1, topK: 1 })).select({ prompt: 'q' });
+    assert.ok(sel.tokens.selected > 0 && sel.tokens.selected < sel.tokens.catalogue);
+  });
+});
+
+describe('zScores', () => {
+  it('standardises present entries and leaves absent ones at 0', () => {
+    const z = zScores(Float64Array.from([1, 2, 3, 100]), Uint8Array.from([1, 1, 1, 0]));
+    assert.ok(Math.abs(z[1]!) < 1e-12);
+    assert.ok(z[2]! > 0 && z[0]! < 0);
+    assert.equal(z[3], 0);
+  });
+});
