@@ -342,7 +342,11 @@ export class ToolSelector {
 export function zScores(values: Float64Array, present?: Uint8Array): Float64Array {
   let n = 0;
   let sum = 0;
-  for (let i = 0; i < values.length; i++) if (!present || present[i]) (sum += values[i]!), n++;
+  for (let i = 0; i < values.length; i++) {
+    if (present && !present[i]) continue;
+    sum += values[i]!;
+    n++;
+  }
   const mean = n ? sum / n : 0;
   let sq = 0;
   for (let i = 0; i < values.length; i++) if (!present || present[i]) sq += (values[i]! - mean) ** 2;
