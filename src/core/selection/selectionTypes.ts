@@ -9,6 +9,10 @@ export interface SelectableTool {
   readonly name: string;
   readonly server: string;
   readonly description: string;
+  /** The tool's name on its server, when `name` is a prefixed or synthetic id. */
+  readonly originalName?: string;
+  /** The server's description, when `description` carries the router's `[server]` tag. */
+  readonly originalDescription?: string;
   readonly inputSchema?: unknown;
   readonly annotations?: { readonly destructiveHint?: boolean; readonly readOnlyHint?: boolean };
 }

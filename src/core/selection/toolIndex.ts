@@ -1,5 +1,5 @@
 import type { Embedder } from '../embedding/embedder';
-import { splitIdentifiers } from '../embedding/textPreprocess';
+import { toolEmbeddingText, type RankableTool } from './toolDocument';
 import type { SelectableTool } from './selectionTypes';
 
 /**
@@ -10,23 +10,19 @@ import type { SelectableTool } from './selectionTypes';
 
 /** Texts embedded per background step: large enough to batch well, small enough to yield often. */
 const INDEX_BATCH = 64;
-/** Parameter names added to a tool's text: they carry signal (+3.8 recall@25 in the findings), but a huge schema must not drown the description. */
-const MAX_PARAMETER_NAMES = 24;
 
 /**
- * The text embedded for a tool: its name (identifiers split) and description, then its parameter names.
- * The server name is left out: it is the same for every tool of a server and would pull them together.
+ * The text embedded for a tool: exactly what the default model was trained on (`toolEmbeddingText`),
+ * from the tool's own name and description (not the router's `server_` prefix and `[server]` tag, which
+ * are the same for every tool of a server and would pull them together).
  */
-export function toolText(tool: Pick<SelectableTool, 'name' | 'description' | 'inputSchema'>, displayName = tool.name): string {
-  const params = parameterNames(tool.inputSchema).slice(0, MAX_PARAMETER_NAMES).map(splitIdentifiers);
-  const description = tool.description.replace(/^\[[^\]]*\]\s*/, ''); // the router's "[server] " tag
-  return `${splitIdentifiers(displayName)}: ${description}${params.length ? ` (${params.join(', ')})` : ''}`;
+export function embeddingTextFor(tool: SelectableTool): string {
+  return toolEmbeddingText(rankableFor(tool));
 }
 
-export function parameterNames(schema: unknown): string[] {
-  if (typeof schema !== 'object' || schema === null) return [];
-  const properties = (schema as Record<string, unknown>)['properties'];
-  return typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
+/** The tool as ranking reads it: its own name and description, keyed by its unique (exposed) name. */
+export function rankableFor(tool: SelectableTool): RankableTool {
+  return { id: tool.name, name: tool.originalName ?? tool.name, description: tool.originalDescription ?? tool.description, inputSchema: tool.inputSchema };
 }
 
 export class ToolIndex {

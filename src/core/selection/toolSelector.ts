@@ -2,7 +2,7 @@ import picomatch from 'picomatch';
 import { KeywordStage, EMPTY_KEYWORD_CONFIG, type KeywordConfig } from './keywordStage';
 import { estimateToolTokens, type ChosenTool, type DroppedTool, type SelectableTool, type Selection, type SelectionMethod } from './selectionTypes';
 import { StickyWindow, DEFAULT_STICKY_LOOKBACK_TURNS, DEFAULT_STICKY_MAX } from './stickyTools';
-import { toolText, type ToolIndex } from './toolIndex';
+import { embeddingTextFor, type ToolIndex } from './toolIndex';
 
 /**
  * selectTools: from a prompt and the catalogue, the few tools to send, each with its provenance.
@@ -124,7 +124,7 @@ export class ToolSelector {
   /** Replaces the catalogue. Cheap for the lexical side; embeddings of new texts run in the background. */
   setCatalogue(tools: readonly SelectableTool[]): void {
     this.tools = [...tools];
-    this.texts = this.tools.map((t) => toolText(t));
+    this.texts = this.tools.map(embeddingTextFor);
     this.keyword = new KeywordStage(this.options.keyword, [...new Set(this.tools.map((t) => t.server))]);
     this.lexical = this.deps.createLexical?.(this.tools);
     this.catalogueTokens = this.tools.reduce((sum, t) => sum + estimateToolTokens(t), 0);

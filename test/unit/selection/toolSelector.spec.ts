@@ -3,7 +3,7 @@ import { l2Normalize, type Embedder } from '../../../src/core/embedding/embedder
 import { KeywordStage } from '../../../src/core/selection/keywordStage';
 import type { SelectableTool } from '../../../src/core/selection/selectionTypes';
 import { StickyWindow } from '../../../src/core/selection/stickyTools';
-import { ToolIndex, toolText } from '../../../src/core/selection/toolIndex';
+import { ToolIndex, embeddingTextFor } from '../../../src/core/selection/toolIndex';
 import { DEFAULT_SELECTION_OPTIONS, ToolSelector, zScores, type LexicalScorer, type SelectionOptions } from '../../../src/core/selection/toolSelector';
 
 /**
@@ -28,7 +28,7 @@ class ScriptedFakeEmbedder implements Embedder {
 /** Tool i gets cosine `cos[i]` with the query, which is the unit vector (1, 0). */
 function catalogue(cos: number[], server = 's'): { tools: SelectableTool[]; embedder: ScriptedFakeEmbedder } {
   const tools = cos.map((_, i) => ({ name: `${server}_t${String(i).padStart(2, '0')}`, server, description: `tool number ${i}` }));
-  const byText = new Map(tools.map((t, i) => [toolText(t), cos[i]!]));
+  const byText = new Map(tools.map((t, i) => [embeddingTextFor(t), cos[i]!]));
   const embedder = new ScriptedFakeEmbedder((text) => {
     const c = byText.get(text);
     if (c === undefined) return [1, 0]; // the query
