@@ -13,6 +13,8 @@ const nodeBundle = {
   sourcemap: !production,
   minify: production,
   logLevel: 'warning',
+  // onnxruntime-node loads a native binary; it ships beside the bundle (dist/node_modules in the VSIX).
+  external: ['onnxruntime-node'],
   // jsonc-parser's UMD build uses dynamic requires esbuild cannot follow; its ESM build bundles cleanly.
   mainFields: ['module', 'main'],
 };
@@ -30,7 +32,7 @@ const extension = await esbuild.build({
   entryPoints: ['src/extension/extension.ts'],
   outfile: 'dist/extension.js',
   // Provided by VS Code at run time.
-  external: ['vscode'],
+  external: ['vscode', 'onnxruntime-node'],
   metafile: true,
 });
 // The notices list exactly the packages that end up inside the extension bundle.
@@ -41,7 +43,7 @@ await esbuild.build({
   ...nodeBundle,
   entryPoints: ['test/extension/suite/index.ts'],
   outfile: 'out/test/extension/index.js',
-  external: ['vscode', 'mocha'],
+  external: ['vscode', 'mocha', 'onnxruntime-node'],
 });
 
 // Benchmarks run the same bundled code that ships, not the TypeScript through a loader.
