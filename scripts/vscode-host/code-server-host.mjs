@@ -338,6 +338,9 @@ export async function startCodeServer({
     '--disable-workspace-trust',
     '--disable-getting-started-override',
     ...(smokeTestDriver ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
+    // VS Code reads the user's environment by starting a login shell, whose rc files may write into
+    // $HOME (pyenv rehash does); the extension host skips that with this flag, the pty host with VSCODE_CLI.
+    '--vscode-option', 'force-disable-user-env',
     ...extraArgs,
     workspace,
   ];
@@ -349,7 +352,7 @@ export async function startCodeServer({
   // (extension host, file watcher, ...): killing only the PID leaves those running.
   const child = spawn(nodeBin, args, {
     cwd: statSync(workspace).isDirectory() ? workspace : path.dirname(workspace),
-    env: childEnv(run.env, env),
+    env: childEnv(run.env, { VSCODE_CLI: '1', ...env }),
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
