@@ -4,7 +4,10 @@ import { EXIT_CODES, exitCodeFor, type CallEnvelope } from '../core/callEnvelope
 import { loadMcpConfigFile, type InputDefinition } from '../core/config/mcpConfigParser';
 import { formatConfigIssue, type ConfigIssue, type ServerDefinition } from '../core/config/serverConfig';
 import { describeState } from '../core/connection/serverConnection';
+import { loadToolsFile } from '../core/selection/retrievalData';
+import { DEFAULT_EMBEDDING_SETTINGS, type EmbeddingSettings } from '../core/selection/selectionEngine';
 import { ToolRouter } from '../core/toolRouter';
+import { catalogueFromFile, parseProvider, runEval, runSelect, type SelectCliOptions } from './selectCommands';
 
 /**
  * `mcp-tool-router`: the core, outside VS Code.
@@ -21,6 +24,8 @@ const USAGE = `Usage:
   mcp-tool-router tools   --config FILE [--json]
   mcp-tool-router call    NAME --args JSON --config FILE [--timeout MS]
   mcp-tool-router servers --config FILE [--json]
+  mcp-tool-router select  "PROMPT" (--config FILE | --tools tools.jsonl) [--json]
+  mcp-tool-router eval    --tools tools.jsonl --queries queries.jsonl [--split S] --out ranked.jsonl
 
 Options:
   --config FILE      mcp.json (VS Code) or Claude Desktop config; may be repeated
@@ -28,6 +33,10 @@ Options:
   --input ID=VALUE   value of \${input:ID}; also read from MCP_TOOL_ROUTER_INPUT_<ID>
   --wait MS          how long to wait for servers to start (default 60000)
   --verbose          print server logs to stderr
+  --embeddings P     local (default), ollama, openai or none (keywords only)
+  --model M          "default" (the bundled model), a model folder, or an endpoint's model name
+  --endpoint URL     the ollama / openai-compatible endpoint
+  --cache-dir DIR    embedding cache (default: $XDG_CACHE_HOME/mcp-tool-router/embeddings)
 `;
 
 /** Long enough for an `npx` server's first start; the CLI waits no longer before answering. */
@@ -44,12 +53,18 @@ interface CliOptions {
   workspace: string;
   inputs: Map<string, string>;
   verbose: boolean;
+  toolsFile?: string;
+  queriesFile?: string;
+  split?: string;
+  outFile?: string;
+  embeddings: EmbeddingSettings;
+  cacheDir?: string;
 }
 
 export class UsageError extends Error {}
 
 export function parseCliArgs(argv: readonly string[]): CliOptions {
-  const opts: CliOptions = { command: '', positional: [], configs: [], json: false, waitMs: DEFAULT_STARTUP_WAIT_MS, workspace: process.cwd(), inputs: new Map(), verbose: false };
+  const opts: CliOptions = { command: '', positional: [], configs: [], json: false, waitMs: DEFAULT_STARTUP_WAIT_MS, workspace: process.cwd(), inputs: new Map(), verbose: false, embeddings: { ...DEFAULT_EMBEDDING_SETTINGS } };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = (): string => {
@@ -84,6 +99,34 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         break;
       case '--verbose':
         opts.verbose = true;
+        break;
+      case '--tools':
+        opts.toolsFile = value();
+        break;
+      case '--queries':
+        opts.queriesFile = value();
+        break;
+      case '--split':
+        opts.split = value();
+        break;
+      case '--out':
+        opts.outFile = value();
+        break;
+      case '--cache-dir':
+        opts.cacheDir = value();
+        break;
+      case '--embeddings':
+        try {
+          opts.embeddings = { ...opts.embeddings, provider: parseProvider(value()) };
+        } catch (error) {
+          throw new UsageError((error as Error).message);
+        }
+        break;
+      case '--model':
+        opts.embeddings = { ...opts.embeddings, model: value() };
+        break;
+      case '--endpoint':
+        opts.embeddings = { ...opts.embeddings, endpoint: value() };
         break;
       case '--input': {
         const raw = value();
@@ -148,7 +191,32 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
     (opts.command === 'help' ? out : err)(USAGE);
     return opts.command === 'help' ? EXIT_CODES.ok : EXIT_CODES.usage;
   }
-  if (!['tools', 'call', 'servers'].includes(opts.command)) {
+  if (opts.command === 'eval') {
+    if (!opts.toolsFile || !opts.queriesFile || !opts.outFile) {
+      err(`eval needs --tools, --queries and --out.\n\n${USAGE}`);
+      return EXIT_CODES.usage;
+    }
+    try {
+      return await runEval({ toolsFile: opts.toolsFile, queriesFile: opts.queriesFile, outFile: opts.outFile, ...(opts.split ? { split: opts.split } : {}), ...selectOptions(opts) }, out, err);
+    } catch (error) {
+      err(`${(error as Error).message}\n`);
+      return EXIT_CODES.usage;
+    }
+  }
+  if (opts.command === 'select' && opts.toolsFile) {
+    const prompt = opts.positional[0];
+    if (!prompt) {
+      err(`select needs a prompt.\n\n${USAGE}`);
+      return EXIT_CODES.usage;
+    }
+    try {
+      return await runSelect(prompt, catalogueFromFile(loadToolsFile(opts.toolsFile)), selectOptions(opts), out, err);
+    } catch (error) {
+      err(`${(error as Error).message}\n`);
+      return EXIT_CODES.usage;
+    }
+  }
+  if (!['tools', 'call', 'servers', 'select'].includes(opts.command)) {
     err(`Unknown command "${opts.command}".\n\n${USAGE}`);
     return EXIT_CODES.usage;
   }
@@ -194,6 +262,16 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
         else for (const s of statuses) out(`${s.name}: ${s.state}${s.transport ? ` (${s.transport})` : ''}, ${s.toolCount} tools, ${s.restarts} restarts${s.reason ? `\n    ${s.reason}` : ''}\n`);
         return EXIT_CODES.ok;
       }
+      case 'select': {
+        const prompt = opts.positional[0];
+        if (!prompt) {
+          err(`select needs a prompt.\n\n${USAGE}`);
+          return EXIT_CODES.usage;
+        }
+        await router.whenSettled(opts.waitMs);
+        reportUnready(router, err);
+        return await runSelect(prompt, router.listTools(), selectOptions(opts), out, err);
+      }
       case 'call': {
         const name = toolName!;
         const tool = await router.waitForTool(name, opts.waitMs);
@@ -216,6 +294,10 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
   } finally {
     await router.dispose();
   }
+}
+
+function selectOptions(opts: CliOptions): SelectCliOptions {
+  return { embeddings: opts.embeddings, json: opts.json, ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}) };
 }
 
 function reportUnready(router: ToolRouter, err: (s: string) => void): void {

@@ -33,7 +33,15 @@ export class ToolIndex {
   private disposed = false;
   private wanted = new Set<string>();
 
-  constructor(private readonly embedder: Embedder, private readonly onError: (message: string) => void = () => undefined) {}
+  /**
+   * @param embedder embeds tool texts (usually through the disk cache)
+   * @param queryEmbedder embeds prompts; by default the same embedder
+   */
+  constructor(
+    private readonly embedder: Embedder,
+    private readonly onError: (message: string) => void = () => undefined,
+    private readonly queryEmbedder: Embedder = embedder,
+  ) {}
 
   get modelId(): string {
     return this.embedder.modelId;
@@ -68,7 +76,7 @@ export class ToolIndex {
   }
 
   embedQuery(text: string, signal?: AbortSignal): Promise<Float32Array> {
-    return this.embedder.embed([text], signal).then((v) => v[0]!);
+    return this.queryEmbedder.embed([text], signal).then((v) => v[0]!);
   }
 
   dispose(): void {

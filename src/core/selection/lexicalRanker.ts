@@ -1,0 +1,183 @@
+/**
+ * Lexical ranking of a whole tool catalogue for a request: BM25F over a tool's name, description and
+ * parameters. It needs no model, explains itself (which words matched), and is the floor the embedding
+ * model is fused with. Every choice below was measured on the dev sets in ../shared/data
+ * (../shared/notes/selection-findings.md); the figures are recall@25 on metatool multi unless said.
+ */
+import { lexicalTerms } from './lexicalTerms';
+import { toolFields, type RankableTool } from './toolDocument';
+
+/** Term-frequency saturation. k1 and b barely matter here (±0.5 points), so the textbook values stay. */
+export const BM25_K1 = 1.2;
+/** Length normalisation strength, per field. */
+export const BM25_B = 0.75;
+
+/**
+ * BM25F field weights: a word in the name says more about the tool than one in a parameter's
+ * description. Name ×3, parameter docs ×0.3 and enum values ×0.5 together gained 1.4 points on bfcl
+ * live_multiple and 2.6 on seal-tools all@25 over a single flat field.
+ */
+export const FIELD_WEIGHTS = {
+  name: 3,
+  description: 1,
+  parameterNames: 0.3,
+  parameterDescriptions: 0.3,
+  enumValues: 0.5,
+} as const;
+
+type FieldName = keyof typeof FIELD_WEIGHTS;
+const FIELDS = Object.keys(FIELD_WEIGHTS) as FieldName[];
+
+/**
+ * Multi-step requests ("find the file, then email it to Bob") match each step's tools weakly when the
+ * whole request is one bag of words. The best single clause's score is added at this weight, so a tool
+ * that matches one step well rises without drowning tools that match the whole request.
+ */
+export const CLAUSE_WEIGHT = 0.5;
+/** Clause boundaries: sentence ends, semicolons, commas, and the words that chain steps. */
+const CLAUSE_SPLIT = /[.;!?\n]+|,\s+|\s+(?:and then|then|and also|after that|afterwards|also)\s+/i;
+/** A clause needs this many terms to be worth scoring alone; one-word fragments match noise. */
+const MIN_CLAUSE_TERMS = 2;
+
+export interface LexicalOptions {
+  /** Blend the full request with its best clause (default true). */
+  readonly clauses?: boolean;
+}
+
+export interface RankedTool {
+  /** Position of the tool in the array given to the constructor. */
+  readonly index: number;
+  readonly id: string;
+  readonly score: number;
+}
+
+interface Posting {
+  readonly docs: Int32Array;
+  /** idf × saturated weighted term frequency: a posting's whole contribution to a score. */
+  readonly contributions: Float64Array;
+}
+
+export class LexicalRanker {
+  private readonly postings = new Map<string, Posting>();
+  private readonly ids: readonly string[];
+  private readonly useClauses: boolean;
+
+  constructor(tools: readonly RankableTool[], options: LexicalOptions = {}) {
+    this.ids = tools.map((t) => t.id);
+    this.useClauses = options.clauses ?? true;
+    const n = tools.length;
+
+    // Per tool and field: term counts and field length.
+    const counts: Array<Record<FieldName, Map<string, number>>> = [];
+    const lengths: Record<FieldName, Float64Array> = Object.fromEntries(FIELDS.map((f) => [f, new Float64Array(n)])) as Record<FieldName, Float64Array>;
+    for (let d = 0; d < n; d++) {
+      const fields = toolFields(tools[d]!);
+      const texts: Record<FieldName, string> = {
+        name: fields.name,
+        description: fields.description,
+        parameterNames: fields.parameterNames.join(' '),
+        parameterDescriptions: fields.parameterDescriptions.join(' '),
+        enumValues: fields.enumValues.join(' '),
+      };
+      const perField = {} as Record<FieldName, Map<string, number>>;
+      for (const f of FIELDS) {
+        const terms = lexicalTerms(texts[f]);
+        const m = new Map<string, number>();
+        for (const t of terms) m.set(t, (m.get(t) ?? 0) + 1);
+        perField[f] = m;
+        lengths[f][d] = terms.length;
+      }
+      counts.push(perField);
+    }
+    const averageLength = {} as Record<FieldName, number>;
+    for (const f of FIELDS) {
+      let s = 0;
+      for (let d = 0; d < n; d++) s += lengths[f][d]!;
+      averageLength[f] = n > 0 ? Math.max(s / n, 1e-9) : 1;
+    }
+
+    // Weighted, length-normalised term frequency per (term, tool), then saturated once (BM25F).
+    const weighted = new Map<string, Array<[number, number]>>();
+    for (let d = 0; d < n; d++) {
+      const tf = new Map<string, number>();
+      for (const f of FIELDS) {
+        const norm = 1 - BM25_B + (BM25_B * lengths[f][d]!) / averageLength[f];
+        for (const [term, c] of counts[d]![f]) tf.set(term, (tf.get(term) ?? 0) + (FIELD_WEIGHTS[f] * c) / norm);
+      }
+      for (const [term, w] of tf) {
+        let list = weighted.get(term);
+        if (!list) weighted.set(term, (list = []));
+        list.push([d, w]);
+      }
+    }
+    for (const [term, list] of weighted) {
+      const df = list.length;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      const docs = new Int32Array(df);
+      const contributions = new Float64Array(df);
+      list.forEach(([d, w], i) => {
+        docs[i] = d;
+        contributions[i] = (idf * w) / (BM25_K1 + w);
+      });
+      this.postings.set(term, { docs, contributions });
+    }
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  /** One score per tool, aligned with the constructor's array; 0 where no term matched. */
+  score(query: string): Float64Array {
+    const scores = new Float64Array(this.ids.length);
+    this.addTerms(lexicalTerms(query), scores, 1);
+    if (!this.useClauses) return scores;
+
+    const clauses = requestClauses(query).map((c) => lexicalTerms(c));
+    if (clauses.length < 2) return scores;
+    const best = new Float64Array(this.ids.length);
+    const clauseScores = new Float64Array(this.ids.length);
+    for (const terms of clauses) {
+      clauseScores.fill(0);
+      this.addTerms(terms, clauseScores, 1);
+      for (let d = 0; d < best.length; d++) if (clauseScores[d]! > best[d]!) best[d] = clauseScores[d]!;
+    }
+    for (let d = 0; d < scores.length; d++) scores[d] = scores[d]! + CLAUSE_WEIGHT * best[d]!;
+    return scores;
+  }
+
+  /** The k best tools, best first; ties keep catalogue order. Tools that matched nothing are left out. */
+  rank(query: string, k: number): RankedTool[] {
+    const scores = this.score(query);
+    return topK(scores, k).map((index) => ({ index, id: this.ids[index]!, score: scores[index]! }));
+  }
+
+  /** Each distinct query term counts once: repeating a word in a request does not make it matter more. */
+  private addTerms(terms: readonly string[], scores: Float64Array, weight: number): void {
+    const seen = new Set<string>();
+    for (const term of terms) {
+      if (seen.has(term)) continue;
+      seen.add(term);
+      const p = this.postings.get(term);
+      if (!p) continue;
+      for (let i = 0; i < p.docs.length; i++) scores[p.docs[i]!] += weight * p.contributions[i]!;
+    }
+  }
+}
+
+/**
+ * The clauses of a multi-step request worth scoring alone (each with at least MIN_CLAUSE_TERMS terms),
+ * or [] when the request is one step. Embedding-based ranking blends clauses the same way.
+ */
+export function requestClauses(query: string): string[] {
+  const clauses = query.split(CLAUSE_SPLIT).filter((c) => lexicalTerms(c).length >= MIN_CLAUSE_TERMS);
+  return clauses.length >= 2 ? clauses : [];
+}
+
+/** Indices of the k highest scores with score > 0, best first, ties in index order. */
+export function topK(scores: ArrayLike<number>, k: number): number[] {
+  const idx: number[] = [];
+  for (let i = 0; i < scores.length; i++) if (scores[i]! > 0) idx.push(i);
+  idx.sort((a, b) => scores[b]! - scores[a]! || a - b);
+  return idx.slice(0, Math.max(0, k));
+}
