@@ -2,6 +2,8 @@ import * as vscode from 'vscode';
 import { argumentDiagnostics, callToolCommand, ResultDocuments, RESULT_SCHEME, type CallToolRequest } from './callToolCommand';
 import { RouterService } from './routerService';
 import { disableServer, listServers, refreshTools, restartServer, ServerTreeProvider, showServerLog } from './serverCommands';
+import { downloadModel, explainSelection, setEmbeddingsApiKey } from './selectionCommands';
+import { SelectionService } from './selectionService';
 import { ServerStatusBar } from './serverStatusBar';
 import { COMMANDS, VIEW_SERVERS } from './settings';
 
@@ -13,6 +15,7 @@ import { COMMANDS, VIEW_SERVERS } from './settings';
 /** What `activate` returns: other extensions and the extension-host tests use it. */
 export interface ToolRouterApi {
   readonly service: RouterService;
+  readonly selection: SelectionService;
   /** Resolves when the configuration has been loaded and servers have had `timeoutMs` to settle. */
   whenSettled(timeoutMs?: number): Promise<void>;
 }
@@ -24,8 +27,10 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
   const service = new RouterService(context);
   const results = new ResultDocuments();
   const tree = new ServerTreeProvider(service);
+  const selection = new SelectionService(context, service);
   context.subscriptions.push(
     service,
+    selection,
     tree,
     argumentDiagnostics,
     new ServerStatusBar(service),
@@ -37,14 +42,20 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
     vscode.commands.registerCommand(COMMANDS.refreshTools, (arg?: unknown) => refreshTools(service, arg)),
     vscode.commands.registerCommand(COMMANDS.listServers, () => listServers(service)),
     vscode.commands.registerCommand(COMMANDS.disableServer, (arg?: unknown) => disableServer(service, arg)),
+    vscode.commands.registerCommand(COMMANDS.explainSelection, (arg?: { prompt?: string; quiet?: boolean }) => explainSelection(selection, results, arg)),
+    vscode.commands.registerCommand(COMMANDS.downloadModel, (arg?: { url?: string; sha256?: string; name?: string; use?: boolean }) => downloadModel(context, service, arg)),
+    vscode.commands.registerCommand(COMMANDS.setEmbeddingsApiKey, () => setEmbeddingsApiKey(selection)),
     vscode.commands.registerCommand(COMMANDS.clearSavedInputs, async () => {
       const n = await service.inputs.clear();
       void vscode.window.showInformationMessage(vscode.l10n.t('Cleared {0} saved input value(s).', n));
     }),
   );
   const loaded = service.reload();
+  // The model loads after the servers have been asked to start, off the activation path.
+  void loaded.then(() => selection.getEngine());
   return {
     service,
+    selection,
     whenSettled: async (timeoutMs = DEFAULT_SETTLE_MS) => {
       await loaded;
       await service.router.whenSettled(timeoutMs);

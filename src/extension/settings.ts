@@ -4,6 +4,10 @@
  */
 export const SETTINGS_SECTION = 'toolRouter';
 
+import type { KeywordRoute } from '../core/selection/keywordStage';
+import { DEFAULT_CAP, DEFAULT_MIN_TOOLS, DEFAULT_SIMILARITY_THRESHOLD, DEFAULT_TOP_K } from '../core/selection/toolSelector';
+import type { EmbeddingProvider } from '../core/selection/selectionEngine';
+
 export interface ExtensionSettings {
   /** Servers in mcp.json format (`{"servers": {...}, "inputs": [...]}`), or a bare map of servers. */
   readonly servers: Record<string, unknown>;
@@ -11,12 +15,40 @@ export interface ExtensionSettings {
   readonly readWorkspaceMcpJson: boolean;
   /** Show the ready/total servers and tool count in the status bar. */
   readonly showStatusBar: boolean;
+  readonly 'embeddings.provider': EmbeddingProvider;
+  /** `default` (the bundled model), a model folder (local) or a model name (ollama/openai). */
+  readonly 'embeddings.model': string;
+  readonly 'embeddings.endpoint': string;
+  readonly 'selection.minTools': number;
+  readonly 'selection.threshold': number;
+  readonly 'selection.topK': number;
+  readonly 'selection.cap': number;
+  readonly 'selection.coreTools': string[];
+  readonly 'selection.allowedTools': string[];
+  readonly 'selection.allowDestructiveTools': boolean;
+  readonly 'selection.groups': Record<string, string[]>;
+  readonly 'selection.routes': KeywordRoute[];
+  readonly 'selection.defaultGroups': string[];
 }
 
+/** Selection defaults come from the core, so the settings and the CLI can never disagree. */
 export const SETTING_DEFAULTS: ExtensionSettings = {
   servers: {},
   readWorkspaceMcpJson: true,
   showStatusBar: true,
+  'embeddings.provider': 'local',
+  'embeddings.model': 'default',
+  'embeddings.endpoint': '',
+  'selection.minTools': DEFAULT_MIN_TOOLS,
+  'selection.threshold': DEFAULT_SIMILARITY_THRESHOLD,
+  'selection.topK': DEFAULT_TOP_K,
+  'selection.cap': DEFAULT_CAP,
+  'selection.coreTools': [],
+  'selection.allowedTools': [],
+  'selection.allowDestructiveTools': false,
+  'selection.groups': {},
+  'selection.routes': [],
+  'selection.defaultGroups': [],
 };
 
 /** Every command the extension contributes; a test checks these against package.json and the registry. */
@@ -28,6 +60,9 @@ export const COMMANDS = {
   listServers: 'toolRouter.listServers',
   disableServer: 'toolRouter.disableServer',
   clearSavedInputs: 'toolRouter.clearSavedInputs',
+  explainSelection: 'toolRouter.explainSelection',
+  downloadModel: 'toolRouter.downloadModel',
+  setEmbeddingsApiKey: 'toolRouter.setEmbeddingsApiKey',
 } as const;
 
 export const VIEW_SERVERS = 'toolRouter.servers';

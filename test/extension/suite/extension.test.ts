@@ -7,6 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CallEnvelope } from '../../../src/core/callEnvelope';
+import type { Selection } from '../../../src/core/selection/selectionTypes';
 import type { ToolRouterApi } from '../../../src/extension/extension';
 import { COMMANDS } from '../../../src/extension/settings';
 
@@ -113,6 +114,18 @@ describe('MCP Tool Router in VS Code', function () {
       await writeFile(file, original);
     }
     await waitFor(() => service.router.getTool('everything_echo') !== undefined && !service.configIssues.some((i) => /Invalid JSON/.test(i.message)), 'the fixed file to be loaded');
+  });
+
+  it('explains the selection for a typed prompt, with a reason for every tool', async () => {
+    const { service, selection } = await api();
+    await waitFor(() => service.router.getTool('memory_create_entities') !== undefined, 'memory tools');
+    const engine = await selection.getEngine();
+    await engine.index?.whenReady();
+    const result = await vscode.commands.executeCommand<Selection>(COMMANDS.explainSelection, { prompt: 'please echo this message back to me', quiet: true });
+    assert.ok(result, 'a selection');
+    assert.ok(result.tools.some((t) => t.name === 'everything_echo'), JSON.stringify(result.tools.map((t) => t.name)));
+    for (const t of result.tools) assert.ok(t.reason.length > 0 && t.stages.length > 0, `${t.name} has a reason and stages`);
+    assert.ok(result.tokens.selected < result.tokens.catalogue);
   });
 
   it('restarts a server through the Restart Server command', async () => {

@@ -1,0 +1,100 @@
+import * as vscode from 'vscode';
+import type { KeywordConfig, KeywordRoute } from '../core/selection/keywordStage';
+import { createSelectionEngine, type EmbeddingProvider, type EmbeddingSettings, type SelectionEngine } from '../core/selection/selectionEngine';
+import type { Selection } from '../core/selection/selectionTypes';
+import type { SelectionOptions } from '../core/selection/toolSelector';
+import type { RouterService } from './routerService';
+import { SETTINGS_SECTION, SETTING_DEFAULTS } from './settings';
+
+/**
+ * Selection inside VS Code: builds the selection engine from the settings, keeps its catalogue in step
+ * with the router's tools, and rebuilds it when an embeddings or selection setting changes. The model
+ * loads and tool texts are embedded in the background; until then selection runs on keywords.
+ */
+
+const API_KEY_SECRET = 'toolRouter.embeddings.apiKey';
+
+export class SelectionService implements vscode.Disposable {
+  private engine: Promise<SelectionEngine> | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly offTools: () => void;
+
+  constructor(private readonly context: vscode.ExtensionContext, private readonly service: RouterService) {
+    this.offTools = service.router.onDidChangeTools((tools) => void this.engine?.then((e) => e.selector.setCatalogue(tools)));
+    this.disposables.push(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(`${SETTINGS_SECTION}.embeddings`) || e.affectsConfiguration(`${SETTINGS_SECTION}.selection`)) void this.rebuild();
+      }),
+    );
+  }
+
+  /** The engine, created on first use (so activation never waits for the model). */
+  getEngine(): Promise<SelectionEngine> {
+    this.engine ??= this.create();
+    return this.engine;
+  }
+
+  async select(prompt: string, options: { turn?: number; pinned?: readonly string[]; signal?: AbortSignal } = {}): Promise<Selection> {
+    const engine = await this.getEngine();
+    return engine.selector.select({ prompt, ...options });
+  }
+
+  async setApiKey(value: string | undefined): Promise<void> {
+    if (value) await this.context.secrets.store(API_KEY_SECRET, value);
+    else await this.context.secrets.delete(API_KEY_SECRET);
+    await this.rebuild();
+  }
+
+  dispose(): void {
+    this.offTools();
+    this.disposables.forEach((d) => d.dispose());
+    void this.engine?.then((e) => e.dispose());
+  }
+
+  private async rebuild(): Promise<void> {
+    const old = this.engine;
+    this.engine = this.create();
+    await old?.then((e) => e.dispose());
+  }
+
+  private async create(): Promise<SelectionEngine> {
+    const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+    const provider = config.get<EmbeddingProvider>('embeddings.provider', SETTING_DEFAULTS['embeddings.provider']);
+    const endpoint = config.get<string>('embeddings.endpoint', SETTING_DEFAULTS['embeddings.endpoint']);
+    const apiKey = provider === 'openai' ? await this.context.secrets.get(API_KEY_SECRET) : undefined;
+    const embeddings: EmbeddingSettings = {
+      provider,
+      model: config.get<string>('embeddings.model', SETTING_DEFAULTS['embeddings.model']),
+      ...(endpoint ? { endpoint } : {}),
+      ...(apiKey ? { apiKey } : {}),
+    };
+    const keyword: KeywordConfig = {
+      groups: config.get<Record<string, string[]>>('selection.groups', SETTING_DEFAULTS['selection.groups']),
+      routes: config.get<KeywordRoute[]>('selection.routes', SETTING_DEFAULTS['selection.routes']),
+      defaultGroups: config.get<string[]>('selection.defaultGroups', SETTING_DEFAULTS['selection.defaultGroups']),
+    };
+    const selection: Partial<SelectionOptions> = {
+      minTools: config.get<number>('selection.minTools', SETTING_DEFAULTS['selection.minTools']),
+      threshold: config.get<number>('selection.threshold', SETTING_DEFAULTS['selection.threshold']),
+      topK: config.get<number>('selection.topK', SETTING_DEFAULTS['selection.topK']),
+      cap: config.get<number>('selection.cap', SETTING_DEFAULTS['selection.cap']),
+      coreTools: config.get<string[]>('selection.coreTools', SETTING_DEFAULTS['selection.coreTools']),
+      allowedTools: config.get<string[]>('selection.allowedTools', SETTING_DEFAULTS['selection.allowedTools']),
+      allowDestructive: config.get<boolean>('selection.allowDestructiveTools', SETTING_DEFAULTS['selection.allowDestructiveTools']),
+      keyword,
+    };
+    const log = (m: string): void => this.service.log.warn(m);
+    const engine = await createSelectionEngine({
+      embeddings,
+      selection,
+      root: this.context.extensionUri.fsPath,
+      cacheFolder: vscode.Uri.joinPath(this.context.globalStorageUri, 'embeddings').fsPath,
+      log,
+    });
+    if (engine.embedderProblem) this.service.log.warn(`Tool selection uses keywords only: ${engine.embedderProblem}`);
+    for (const issue of engine.selector.issues) this.service.log.warn(`Selection settings: ${issue}`);
+    engine.selector.setCatalogue(this.service.router.listTools());
+    this.service.log.info(`Tool selection ready (${embeddings.provider === 'none' ? 'keywords only' : `${embeddings.provider} embeddings, model ${embeddings.model}`}).`);
+    return engine;
+  }
+}
