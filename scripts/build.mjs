@@ -48,5 +48,7 @@ await esbuild.build({
 
 // Benchmarks run the same bundled code that ships, not the TypeScript through a loader.
 if (process.argv.includes('--bench')) {
-  await esbuild.build({ ...nodeBundle, sourcemap: false, entryPoints: ['bench/routerBench.ts'], outfile: 'out/bench/routerBench.js' });
+  for (const name of ['routerBench', 'embedBench', 'selectBench']) {
+    await esbuild.build({ ...nodeBundle, sourcemap: false, entryPoints: [`bench/${name}.ts`], outfile: `out/bench/${name}.js` });
+  }
 }

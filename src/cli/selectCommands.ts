@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { percentile } from '../core/callStatistics';
 import { loadQueriesFile, loadToolsFile, retrievalMetrics, METRIC_NAMES, type DataTool } from '../core/selection/retrievalData';
+import { catalogueFromData, evaluateSelection, selectedRecall, type QueryOutcome } from '../core/selection/selectionEvaluation';
 import { createSelectionEngine, type EmbeddingProvider, type EmbeddingSettings } from '../core/selection/selectionEngine';
 import type { SelectableTool, Selection } from '../core/selection/selectionTypes';
 
@@ -39,9 +40,7 @@ export function parseProvider(value: string): EmbeddingProvider {
   throw new Error(`--embeddings must be local, ollama, openai or none; got "${value}".`);
 }
 
-export function catalogueFromFile(tools: readonly DataTool[]): SelectableTool[] {
-  return tools.map((t) => ({ name: t.id, originalName: t.name, server: t.server ?? 'catalogue', description: t.description, inputSchema: t.inputSchema }));
-}
+export const catalogueFromFile = (tools: readonly DataTool[]): SelectableTool[] => catalogueFromData(tools);
 
 async function buildSelector(catalogue: readonly SelectableTool[], opts: SelectCliOptions, err: (s: string) => void) {
   const engine = await createSelectionEngine({
@@ -98,39 +97,30 @@ export async function runEval(opts: EvalCliOptions, out: (s: string) => void, er
     return 1;
   }
   const engine = await buildSelector(catalogueFromFile(tools), opts, err);
-  const lines: string[] = [];
-  const rankings: string[][] = [];
-  const latencies: number[] = [];
-  let selectedTotal = 0;
+  let outcomes: QueryOutcome[];
   try {
-    for (const q of queries) {
-      const t0 = performance.now();
-      const selection = await engine.selector.select({ prompt: q.query });
-      latencies.push(performance.now() - t0);
-      const ranked = selection.ranking.slice(0, Math.max(EVAL_RANKED_IDS, 0)).map((r) => r.name);
-      // Without any scorer (no embedder, no lexical hits) the ranking is empty: fall back to the selection order.
-      const rankedOrSelected = ranked.length ? ranked : selection.tools.map((t) => t.name);
-      const selected = selection.tools.map((t) => t.name);
-      rankings.push(rankedOrSelected);
-      selectedTotal += selected.length;
-      lines.push(JSON.stringify({ id: q.id, ranked: rankedOrSelected, selected }));
-    }
+    outcomes = await evaluateSelection(engine.selector, queries, EVAL_RANKED_IDS);
   } finally {
     await engine.dispose();
   }
+  const lines = outcomes.map((o) => JSON.stringify({ id: o.id, ranked: o.ranked, selected: o.selected }));
+  const rankings = outcomes.map((o) => o.ranked);
+  const latencies = outcomes.map((o) => o.latencyMs);
+  const selectedTotal = outcomes.reduce((sum, o) => sum + o.selected.length, 0);
   writeFileSync(opts.outFile, `${lines.join('\n')}\n`);
   const metrics = retrievalMetrics(queries, rankings);
   const summary = {
     queries: queries.length,
     tools: tools.length,
     ...metrics,
+    selected_recall: selectedRecall(queries, outcomes),
     mean_selected: Math.round((selectedTotal / queries.length) * 10) / 10,
     latency_p50_ms: Math.round(percentile(latencies, 50) * 100) / 100,
     latency_p95_ms: Math.round(percentile(latencies, 95) * 100) / 100,
   };
   out(`${queries.length} queries over ${tools.length} tools → ${opts.outFile}\n`);
   out(`${METRIC_NAMES.map((m) => `${m} ${metrics[m].toFixed(1)}`).join('  ')}\n`);
-  out(`mean selected ${summary.mean_selected}  latency p50 ${summary.latency_p50_ms} ms  p95 ${summary.latency_p95_ms} ms\n`);
+  out(`selected recall ${summary.selected_recall}  mean selected ${summary.mean_selected}  latency p50 ${summary.latency_p50_ms} ms  p95 ${summary.latency_p95_ms} ms\n`);
   out(`${JSON.stringify(summary)}\n`);
   return 0;
 }

@@ -1,0 +1,93 @@
+/**
+ * `npm run bench:embed`: the default model through the real onnxruntime path, measured in one run:
+ * query latency, throughput on 1,000 tool texts, cold and warm (cached) start for 1,000 tools, and the
+ * cache's size on disk. The last line is JSON:
+ * {"query_p50_ms", "query_p95_ms", "embed_1000_ms", "warm_start_1000_ms", "model_bytes"}.
+ */
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { percentile } from '../src/core/callStatistics';
+import { CachedEmbedder, EmbeddingCache } from '../src/core/embedding/embeddingCache';
+import { OnnxEmbedder } from '../src/core/embedding/onnxEmbedder';
+import { loadQueriesFile, loadToolsFile } from '../src/core/selection/retrievalData';
+import { toolEmbeddingText } from '../src/core/selection/toolDocument';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const MODEL = path.join(ROOT, 'media', 'model');
+const DATA = path.resolve(ROOT, '..', 'shared', 'data');
+const TOOLS = 1000;
+/** Queries timed one at a time, after a warm-up; 2,000 gives a stable p95. */
+const QUERY_SAMPLES = 2000;
+const WARMUP = 200;
+
+function folderBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    total += entry.isDirectory() ? folderBytes(p) : statSync(p).size;
+  }
+  return total;
+}
+
+async function main(): Promise<void> {
+  const tools = loadToolsFile(path.join(DATA, 'bfcl', 'tools.jsonl')).slice(0, TOOLS);
+  const texts = tools.map(toolEmbeddingText);
+  const queries = loadQueriesFile(path.join(DATA, 'bfcl', 'queries.jsonl')).map((q) => q.query);
+
+  let t0 = performance.now();
+  const model = await OnnxEmbedder.load(MODEL);
+  await model.warmUp();
+  const loadMs = performance.now() - t0;
+
+  for (let i = 0; i < WARMUP; i++) await model.embed([queries[i % queries.length]!]);
+  const latencies: number[] = [];
+  for (let i = 0; i < QUERY_SAMPLES; i++) {
+    const q = queries[(i * 7) % queries.length]!;
+    const t = performance.now();
+    await model.embed([q]);
+    latencies.push(performance.now() - t);
+  }
+
+  t0 = performance.now();
+  await model.embed(texts);
+  const embed1000 = performance.now() - t0;
+
+  // Cold start: an empty cache; every text goes through the model, then the cache is written.
+  const cacheDir = mkdtempSync(path.join(tmpdir(), 'embed-bench-'));
+  t0 = performance.now();
+  const cold = new CachedEmbedder(model, new EmbeddingCache(cacheDir));
+  await cold.embed(texts);
+  await cold.flush();
+  const coldMs = performance.now() - t0;
+  const cacheBytes = folderBytes(cacheDir);
+
+  // Warm start: a fresh cache object reads the file; no text reaches the model.
+  t0 = performance.now();
+  const warm = new CachedEmbedder(model, new EmbeddingCache(cacheDir));
+  const vectors = await warm.embed(texts);
+  const warmMs = performance.now() - t0;
+  if (vectors.length !== texts.length) throw new Error('the warm cache returned the wrong number of vectors');
+  rmSync(cacheDir, { recursive: true, force: true });
+
+  const modelBytes = folderBytes(MODEL);
+  const p50 = percentile(latencies, 50);
+  const p95 = percentile(latencies, 95);
+  console.log(`default model: ${MODEL} (${(modelBytes / 1e6).toFixed(2)} MB on disk, ${model.dimension} dimensions), loaded in ${loadMs.toFixed(0)} ms`);
+  console.log(`one query:              p50 ${p50.toFixed(3)} ms   p95 ${p95.toFixed(3)} ms   (${QUERY_SAMPLES} bfcl queries)`);
+  console.log(`1,000 tool texts:       ${embed1000.toFixed(0)} ms   (${(TOOLS / (embed1000 / 1000)).toFixed(0)} texts/s)`);
+  console.log(`start for 1,000 tools:  cold ${coldMs.toFixed(0)} ms (model + write cache)   warm ${warmMs.toFixed(1)} ms (cache only)   ratio ${(coldMs / warmMs).toFixed(1)}×`);
+  console.log(`cache on disk:          ${(cacheBytes / 1024).toFixed(0)} KiB for ${TOOLS} vectors`);
+  await model.dispose();
+  console.log(JSON.stringify({ query_p50_ms: round(p50, 4), query_p95_ms: round(p95, 4), embed_1000_ms: round(embed1000, 1), warm_start_1000_ms: round(warmMs, 2), model_bytes: modelBytes }));
+}
+
+function round(n: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
