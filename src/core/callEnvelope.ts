@@ -25,7 +25,12 @@ export type CallErrorType =
   | 'INVALID_RESULT'
   /** The server answered the request with a JSON-RPC error. */
   | 'PROTOCOL_ERROR'
-  | 'CANCELLED';
+  | 'CANCELLED'
+  /**
+   * The loop detector refused the call: the same call kept returning the same result, or the tool kept
+   * returning nothing, in this turn. The server was not called; the message says what to try instead.
+   */
+  | 'LOOP_DETECTED';
 
 export interface CallMeta {
   readonly latencyMs: number;
@@ -65,8 +70,10 @@ export const EXIT_CODES = {
 export function exitCodeFor(envelope: CallEnvelope): number {
   if (envelope.ok) return EXIT_CODES.ok;
   switch (envelope.error.type) {
+    // Refused before the server was called; the fix is different arguments (or, for a loop, another tool).
     case 'INVALID_ARGUMENTS':
     case 'SCHEMA_UNAVAILABLE':
+    case 'LOOP_DETECTED':
       return EXIT_CODES.invalidArguments;
     case 'TOOL_ERROR':
     case 'INVALID_RESULT':

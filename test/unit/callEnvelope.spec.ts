@@ -11,6 +11,7 @@ function failure(type: CallErrorType): CallEnvelope {
 const EXPECTED_EXIT_CODES: Record<CallErrorType, number> = {
   INVALID_ARGUMENTS: 2,
   SCHEMA_UNAVAILABLE: 2,
+  LOOP_DETECTED: 2,
   TOOL_ERROR: 3,
   INVALID_RESULT: 3,
   PROTOCOL_ERROR: 3,
