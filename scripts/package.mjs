@@ -2,6 +2,7 @@
 // and packs the VSIX for one platform (the current one by default) into out/.
 // Every run bundles its JavaScript dependencies into dist/extension.js, so the VSIX carries no node_modules.
 import { execFileSync } from 'node:child_process';
+import * as path from 'node:path';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 
 /** VS Code's platform targets, as `vsce package --target` names them. */
@@ -46,7 +47,9 @@ function stageOnnxRuntime(vsceTarget) {
     process.exit(1);
   }
   rmSync('dist/node_modules', { recursive: true, force: true });
-  const copy = (from, to) => cpSync(from, `dist/node_modules/${to}`, { recursive: true });
+  // CommonJS only (the bundle require()s it), and no source maps: every megabyte counts against the 25 MB limit.
+  const keep = (src) => !src.endsWith('.map') && !src.includes(`${path.sep}esm`);
+  const copy = (from, to) => cpSync(from, `dist/node_modules/${to}`, { recursive: true, filter: keep });
   copy('node_modules/onnxruntime-node/package.json', 'onnxruntime-node/package.json');
   copy('node_modules/onnxruntime-node/dist', 'onnxruntime-node/dist');
   copy(binaries, `onnxruntime-node/bin/napi-v6/${os}/${arch}`);
