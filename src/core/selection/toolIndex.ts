@@ -32,6 +32,7 @@ export class ToolIndex {
   private failure: string | undefined;
   private disposed = false;
   private wanted = new Set<string>();
+  private changes = 0;
 
   /**
    * @param embedder embeds tool texts (usually through the disk cache)
@@ -42,6 +43,11 @@ export class ToolIndex {
     private readonly onError: (message: string) => void = () => undefined,
     private readonly queryEmbedder: Embedder = embedder,
   ) {}
+
+  /** Changes whenever vectors are added or removed, so users can cache what they derive from them. */
+  get version(): number {
+    return this.changes;
+  }
 
   get modelId(): string {
     return this.embedder.modelId;
@@ -56,6 +62,7 @@ export class ToolIndex {
   update(texts: readonly string[]): void {
     this.wanted = new Set(texts);
     for (const key of [...this.vectors.keys()]) if (!this.wanted.has(key)) this.vectors.delete(key);
+    this.changes++;
     this.pending = [...this.wanted].filter((t) => !this.vectors.has(t));
     if (this.pending.length > 0 && !this.running) this.running = this.drain().finally(() => (this.running = undefined));
   }
@@ -92,6 +99,7 @@ export class ToolIndex {
         batch.forEach((text, i) => {
           if (this.wanted.has(text)) this.vectors.set(text, vectors[i]!);
         });
+        this.changes++;
         this.failure = undefined;
       } catch (error) {
         this.failure = (error as Error).message;

@@ -4,7 +4,7 @@ import { KeywordStage } from '../../../src/core/selection/keywordStage';
 import type { SelectableTool } from '../../../src/core/selection/selectionTypes';
 import { StickyWindow } from '../../../src/core/selection/stickyTools';
 import { ToolIndex, embeddingTextFor } from '../../../src/core/selection/toolIndex';
-import { DEFAULT_SELECTION_OPTIONS, ToolSelector, zScores, type LexicalScorer, type SelectionOptions } from '../../../src/core/selection/toolSelector';
+import { DEFAULT_SELECTION_OPTIONS, rankIndices, topIndices, ToolSelector, zScores, type LexicalScorer, type SelectionOptions } from '../../../src/core/selection/toolSelector';
 
 /**
  * A FAKE embedder for stage-logic tests: each text maps to a vector we choose, so cosines are exact and
@@ -208,5 +208,19 @@ describe('zScores', () => {
     assert.ok(Math.abs(z[1]!) < 1e-12);
     assert.ok(z[2]! > 0 && z[0]! < 0);
     assert.equal(z[3], 0);
+  });
+});
+
+describe('topIndices', () => {
+  it('returns the same best k as a full sort, ties by index, for many random score sets', () => {
+    let seed = 1;
+    const rand = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    for (let trial = 0; trial < 50; trial++) {
+      const n = 1 + Math.floor(rand() * 300);
+      // Few distinct values, so ties are common.
+      const scores = Float64Array.from({ length: n }, () => Math.floor(rand() * 20) / 4);
+      const k = 1 + Math.floor(rand() * n);
+      assert.deepEqual(topIndices(scores, k), rankIndices(scores).slice(0, k), `n=${n} k=${k}`);
+    }
   });
 });
