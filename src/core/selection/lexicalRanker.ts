@@ -4,7 +4,7 @@
  * model is fused with. Every choice below was measured on the dev sets in ../shared/data
  * (../shared/notes/selection-findings.md); the figures are recall@25 on metatool multi unless said.
  */
-import { lexicalTerms } from './lexicalTerms';
+import { lexicalTerms, plainTerms } from './lexicalTerms';
 import { toolFields, type RankableTool } from './toolDocument';
 
 /** Term-frequency saturation. k1 and b barely matter here (±0.5 points), so the textbook values stay. */
@@ -40,8 +40,14 @@ const CLAUSE_SPLIT = /[.;!?\n]+|,\s+|\s+(?:and then|then|and also|after that|aft
 const MIN_CLAUSE_TERMS = 2;
 
 export interface LexicalOptions {
-  /** Blend the full request with its best clause (default true). */
+  /** Blend the full request with its best clause (default true; always off with plainBm25). */
   readonly clauses?: boolean;
+  /**
+   * The floor of ../shared/data/README.md instead: plain BM25 over one field (name, description,
+   * parameter names and descriptions), identifiers split, no stop words, no stemming, no clauses.
+   * For comparisons only.
+   */
+  readonly plainBm25?: boolean;
 }
 
 export interface RankedTool {
@@ -61,48 +67,53 @@ export class LexicalRanker {
   private readonly postings = new Map<string, Posting>();
   private readonly ids: readonly string[];
   private readonly useClauses: boolean;
+  private readonly terms: (text: string) => string[];
 
   constructor(tools: readonly RankableTool[], options: LexicalOptions = {}) {
     this.ids = tools.map((t) => t.id);
-    this.useClauses = options.clauses ?? true;
+    const plain = options.plainBm25 ?? false;
+    this.useClauses = !plain && (options.clauses ?? true);
+    this.terms = plain ? plainTerms : lexicalTerms;
+    const weights: readonly number[] = plain ? [1] : FIELDS.map((f) => FIELD_WEIGHTS[f]);
+    const fieldCount = weights.length;
     const n = tools.length;
 
     // Per tool and field: term counts and field length.
-    const counts: Array<Record<FieldName, Map<string, number>>> = [];
-    const lengths: Record<FieldName, Float64Array> = Object.fromEntries(FIELDS.map((f) => [f, new Float64Array(n)])) as Record<FieldName, Float64Array>;
+    const counts: Array<Array<Map<string, number>>> = [];
+    const lengths = Array.from({ length: fieldCount }, () => new Float64Array(n));
     for (let d = 0; d < n; d++) {
       const fields = toolFields(tools[d]!);
-      const texts: Record<FieldName, string> = {
+      const byField: Record<FieldName, string> = {
         name: fields.name,
         description: fields.description,
         parameterNames: fields.parameterNames.join(' '),
         parameterDescriptions: fields.parameterDescriptions.join(' '),
         enumValues: fields.enumValues.join(' '),
       };
-      const perField = {} as Record<FieldName, Map<string, number>>;
-      for (const f of FIELDS) {
-        const terms = lexicalTerms(texts[f]);
-        const m = new Map<string, number>();
-        for (const t of terms) m.set(t, (m.get(t) ?? 0) + 1);
-        perField[f] = m;
-        lengths[f][d] = terms.length;
-      }
-      counts.push(perField);
+      const texts = plain ? [[fields.name, fields.description, ...fields.parameterNames, ...fields.parameterDescriptions].join(' ')] : FIELDS.map((f) => byField[f]);
+      counts.push(
+        texts.map((text, f) => {
+          const terms = this.terms(text);
+          const m = new Map<string, number>();
+          for (const t of terms) m.set(t, (m.get(t) ?? 0) + 1);
+          lengths[f]![d] = terms.length;
+          return m;
+        }),
+      );
     }
-    const averageLength = {} as Record<FieldName, number>;
-    for (const f of FIELDS) {
+    const averageLength = lengths.map((l) => {
       let s = 0;
-      for (let d = 0; d < n; d++) s += lengths[f][d]!;
-      averageLength[f] = n > 0 ? Math.max(s / n, 1e-9) : 1;
-    }
+      for (let d = 0; d < n; d++) s += l[d]!;
+      return n > 0 ? Math.max(s / n, 1e-9) : 1;
+    });
 
     // Weighted, length-normalised term frequency per (term, tool), then saturated once (BM25F).
     const weighted = new Map<string, Array<[number, number]>>();
     for (let d = 0; d < n; d++) {
       const tf = new Map<string, number>();
-      for (const f of FIELDS) {
-        const norm = 1 - BM25_B + (BM25_B * lengths[f][d]!) / averageLength[f];
-        for (const [term, c] of counts[d]![f]) tf.set(term, (tf.get(term) ?? 0) + (FIELD_WEIGHTS[f] * c) / norm);
+      for (let f = 0; f < fieldCount; f++) {
+        const norm = 1 - BM25_B + (BM25_B * lengths[f]![d]!) / averageLength[f]!;
+        for (const [term, c] of counts[d]![f]!) tf.set(term, (tf.get(term) ?? 0) + (weights[f]! * c) / norm);
       }
       for (const [term, w] of tf) {
         let list = weighted.get(term);
@@ -130,7 +141,7 @@ export class LexicalRanker {
   /** One score per tool, aligned with the constructor's array; 0 where no term matched. */
   score(query: string): Float64Array {
     const scores = new Float64Array(this.ids.length);
-    this.addTerms(lexicalTerms(query), scores, 1);
+    this.addTerms(this.terms(query), scores, 1);
     if (!this.useClauses) return scores;
 
     const clauses = requestClauses(query).map((c) => lexicalTerms(c));

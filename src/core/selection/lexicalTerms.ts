@@ -71,3 +71,8 @@ export function lexicalTerms(text: string): string[] {
   }
   return out;
 }
+
+/** Identifier-split, lowercased words with nothing dropped or stripped: the plain BM25 floor's terms. */
+export function plainTerms(text: string): string[] {
+  return splitIdentifiers(text).toLowerCase().match(WORD) ?? [];
+}

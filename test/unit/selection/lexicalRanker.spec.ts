@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { BM25_K1, CLAUSE_WEIGHT, FIELD_WEIGHTS, LexicalRanker, topK } from '../../../src/core/selection/lexicalRanker';
-import { lexicalTerms, stem, STOP_WORDS } from '../../../src/core/selection/lexicalTerms';
+import { lexicalTerms, plainTerms, stem, STOP_WORDS } from '../../../src/core/selection/lexicalTerms';
 import { toolEmbeddingText, toolFields, type RankableTool } from '../../../src/core/selection/toolDocument';
 
 /** A few tools shaped like server-filesystem's and server-memory's, enough to tell them apart. */
@@ -38,6 +38,10 @@ const TOOLS: RankableTool[] = [
 ];
 
 describe('lexicalTerms', () => {
+  it('plainTerms only splits and lowercases', () => {
+    assert.deepEqual(plainTerms('Please readTextFile, files'), ['please', 'read', 'text', 'file', 'files']);
+  });
+
   it('splits identifiers, lowercases and drops stop words', () => {
     assert.deepEqual(lexicalTerms('Please can you readTextFile for me'), ['read', 'text', 'fil']);
     assert.deepEqual(lexicalTerms('list_directory'), ['list', 'directori']);
@@ -147,6 +151,15 @@ describe('LexicalRanker', () => {
     assert.deepEqual(top2, ['files_read_text_file', 'mail_send']);
     for (let i = 0; i < TOOLS.length; i++) assert.ok(withClauses[i]! >= without[i]!, 'the best clause only adds');
     assert.ok(CLAUSE_WEIGHT > 0 && CLAUSE_WEIGHT < 1);
+  });
+
+  it('plainBm25 is the README floor: one field, no stop words, no stemming, no clauses', () => {
+    const plain = new LexicalRanker(TOOLS, { plainBm25: true });
+    assert.ok(plain.score('the')[0]! > 0, '"the" counts in plain BM25');
+    assert.equal(plain.score('emailing')[4], 0, 'no stemming: emailing does not meet email');
+    assert.ok(plain.score('fahrenheit').every((s) => s === 0), 'enum values are not part of the floor');
+    assert.ok(plain.score('recipient')[4]! > 0, 'parameter descriptions are');
+    assert.equal(plain.rank('read text file', 1)[0]!.id, 'files_read_text_file');
   });
 
   it('handles an empty catalogue', () => {
