@@ -1,23 +1,12 @@
 import assert from 'node:assert/strict';
-import { EmbeddingError } from '../../../src/core/embedding/embedder';
 import {
   HTTP_BATCH_SIZE, HttpEmbedder, MAX_ATTEMPTS, embeddingsUrl, retryAfterMs, type HttpEmbedderOptions, type RetryEvent,
 } from '../../../src/core/embedding/httpEmbedder';
 import { closedPortBase, sendJson, startLocalServer, type LocalServer, type ScriptedHandler } from './localHttpServer';
+import { rejectsWith } from './embeddingAssertions';
 
 const API_KEY = 'sk-test-7f3a9c1e5b';
 
-async function rejectsWith(promise: Promise<unknown>, kind: EmbeddingError['kind'], ...patterns: RegExp[]): Promise<EmbeddingError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof EmbeddingError, `expected an EmbeddingError, got ${String(error)}`);
-    assert.equal(error.kind, kind, error.message);
-    for (const pattern of patterns) assert.match(error.message, pattern);
-    return error;
-  }
-  assert.fail(`expected ${kind}`);
-}
 
 function approx(actual: Float32Array, expected: number[]): void {
   assert.equal(actual.length, expected.length);

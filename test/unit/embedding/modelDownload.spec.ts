@@ -3,11 +3,11 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { EmbeddingError } from '../../../src/core/embedding/embedder';
 import { downloadModelFolder, type DownloadModelOptions } from '../../../src/core/embedding/modelDownload';
 import { OnnxEmbedder } from '../../../src/core/embedding/onnxEmbedder';
 import { closedPortBase, startLocalServer, type LocalServer } from './localHttpServer';
 import { buildTinyBertOnnx, tinyTables, tinyTokenizerConfig, tinyTokenizerJson } from './tinyBertFolder';
+import { rejectsWith } from './embeddingAssertions';
 
 const FOLDER_PATH = '/models/tiny-bert/resolve/main/';
 
@@ -15,17 +15,6 @@ function sha256(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-async function rejectsWith(promise: Promise<unknown>, kind: EmbeddingError['kind'], ...patterns: RegExp[]): Promise<EmbeddingError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof EmbeddingError, `expected an EmbeddingError, got ${String(error)}`);
-    assert.equal(error.kind, kind, error.message);
-    for (const pattern of patterns) assert.match(error.message, pattern);
-    return error;
-  }
-  assert.fail(`expected ${kind}`);
-}
 
 interface ServedFile {
   readonly body: Buffer;

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { EmbeddingError } from '../../../src/core/embedding/embedder';
 import { DEFAULT_MAX_TOKENS, ONNX_BATCH_SIZE, OnnxEmbedder, type OnnxEmbedderOptions } from '../../../src/core/embedding/onnxEmbedder';
 import {
   TINY_DIMENSION, buildTinyBertOnnx, handCls, handHiddenStates, handMean, tinyTables, tinyTokenizerConfig, tinyTokenizerJson, tokenId, unit,
   writeTinyBertFolder, type TinyFolderOptions,
 } from './tinyBertFolder';
+import { rejectsWith } from './embeddingAssertions';
 
 const TOLERANCE = 1e-5;
 
@@ -28,17 +28,6 @@ function assertUnit(v: Float32Array): void {
   assert.ok(Math.abs(Math.sqrt(s) - 1) < TOLERANCE, `length ${Math.sqrt(s)} is not 1`);
 }
 
-async function rejectsWith(promise: Promise<unknown>, kind: EmbeddingError['kind'], ...patterns: RegExp[]): Promise<EmbeddingError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof EmbeddingError, `expected an EmbeddingError, got ${String(error)}`);
-    assert.equal(error.kind, kind, error.message);
-    for (const pattern of patterns) assert.match(error.message, pattern);
-    return error;
-  }
-  assert.fail(`expected ${kind}`);
-}
 
 describe('OnnxEmbedder', function () {
   // Generous: the first test loads the native runtime, and the machine may be busy (no timing is asserted).
