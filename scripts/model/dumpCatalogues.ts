@@ -1,0 +1,81 @@
+/**
+ * Saves the tool lists of real MCP servers to test/fixtures/catalogues/NAME.json, so that the default
+ * model's sanity test ranks real catalogues without starting servers. Each file records how it was made.
+ *
+ *   npx tsx scripts/model/dumpCatalogues.ts [NAME ...]
+ *
+ * server-everything, server-memory and server-filesystem come from node_modules; the Notion server is
+ * not a dependency and is fetched with `npx -y @notionhq/notion-mcp-server@VERSION` (it lists its tools
+ * without a token).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { REPO_ROOT } from './retrievalData';
+
+const OUT_DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'catalogues');
+const modulePath = (pkg: string): string => path.join(REPO_ROOT, 'node_modules', pkg, 'dist', 'index.js');
+
+/** Pinned so that a refresh is a deliberate change: the fixture is compared with the model's rankings. */
+const NOTION_SERVER_VERSION = '2.5.2';
+
+interface CatalogueSource {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly producedWith: string;
+}
+
+const SOURCES: Record<string, CatalogueSource> = {
+  everything: { command: process.execPath, args: [modulePath('@modelcontextprotocol/server-everything')], producedWith: '@modelcontextprotocol/server-everything (node_modules), stdio' },
+  memory: { command: process.execPath, args: [modulePath('@modelcontextprotocol/server-memory')], producedWith: '@modelcontextprotocol/server-memory (node_modules), stdio' },
+  filesystem: { command: process.execPath, args: [modulePath('@modelcontextprotocol/server-filesystem'), os.tmpdir()], producedWith: '@modelcontextprotocol/server-filesystem (node_modules), stdio, one allowed directory' },
+  notion: { command: 'npx', args: ['-y', `@notionhq/notion-mcp-server@${NOTION_SERVER_VERSION}`], producedWith: `npx -y @notionhq/notion-mcp-server@${NOTION_SERVER_VERSION} (MIT), stdio, no token (tools/list needs none)` },
+};
+
+function packageVersion(source: CatalogueSource): string | undefined {
+  const pinned = /@(\d+\.\d+\.\d+)$/.exec(source.args[source.args.length - 1] ?? '');
+  if (pinned) return pinned[1];
+  const entry = source.args[0];
+  if (!entry || !entry.includes('node_modules')) return undefined;
+  const pkgJson = path.join(path.dirname(path.dirname(entry)), 'package.json');
+  return fs.existsSync(pkgJson) ? (JSON.parse(fs.readFileSync(pkgJson, 'utf8')) as { version?: string }).version : undefined;
+}
+
+async function dump(name: string, source: CatalogueSource): Promise<void> {
+  const transport = new StdioClientTransport({ command: source.command, args: [...source.args], stderr: 'ignore' });
+  const client = new Client({ name: 'mcp-tool-router-dump-catalogues', version: '0.1.0' });
+  await client.connect(transport);
+  try {
+    const tools: unknown[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : {});
+      tools.push(...page.tools.map((t) => ({ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema })));
+      cursor = page.nextCursor;
+    } while (cursor);
+    const server = client.getServerVersion();
+    const file = path.join(OUT_DIR, `${name}.json`);
+    const note = `Produced by scripts/model/dumpCatalogues.ts from ${source.producedWith}; re-run it to refresh.`;
+    fs.writeFileSync(file, `${JSON.stringify({ server: name, serverInfo: server ?? null, packageVersion: packageVersion(source) ?? null, note, tools }, null, 2)}\n`);
+    process.stdout.write(`${name}: ${tools.length} tools → ${path.relative(REPO_ROOT, file)}\n`);
+  } finally {
+    await client.close();
+  }
+}
+
+async function main(): Promise<void> {
+  fs.mkdirSync(OUT_DIR, { recursive: true });
+  const names = process.argv.length > 2 ? process.argv.slice(2) : Object.keys(SOURCES);
+  for (const name of names) {
+    const source = SOURCES[name];
+    if (!source) throw new Error(`Unknown catalogue "${name}"; known: ${Object.keys(SOURCES).join(', ')}`);
+    await dump(name, source);
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

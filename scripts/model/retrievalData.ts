@@ -1,0 +1,43 @@
+/**
+ * Where the tool-retrieval sets live (../shared/data, formats in its README), which splits are for
+ * measuring, and the small ranking helpers the model scripts share. Reading files and scoring rankings
+ * is src/core/selection/retrievalData.ts, the same code every evaluation of the project uses.
+ */
+import path from 'node:path';
+import { loadQueriesFile, loadToolsFile, type DataQuery, type DataTool } from '../../src/core/selection/retrievalData';
+
+export { METRIC_NAMES, readJsonl, retrievalMetrics, round1, type DataQuery, type DataTool, type Metrics } from '../../src/core/selection/retrievalData';
+
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+/** The data sits beside the repository: path.resolve(repoRoot, '..', 'shared', 'data'). */
+export const DATA_DIR = path.resolve(REPO_ROOT, '..', 'shared', 'data');
+
+export function loadTools(folder: string): DataTool[] {
+  return loadToolsFile(path.join(DATA_DIR, folder, 'tools.jsonl'));
+}
+
+export function loadQueries(folder: string, split: string): DataQuery[] {
+  return loadQueriesFile(path.join(DATA_DIR, folder, 'queries.jsonl'), split);
+}
+
+/** The measurement sets of issue 9: never trained on. */
+export const MEASUREMENT_SETS = [
+  { key: 'metatool_multi', label: 'metatool multi', folder: 'metatool', split: 'multi' },
+  { key: 'seal_test_out_domain', label: 'seal-tools test_out_domain', folder: 'seal-tools', split: 'test_out_domain' },
+  { key: 'bfcl_live_multiple', label: 'bfcl live_multiple', folder: 'bfcl', split: 'live_multiple' },
+] as const;
+
+/** Ids of the top `k` scores, ties in catalogue order (the same order for every method). */
+export function topIds(scores: ArrayLike<number>, ids: readonly string[], k: number): string[] {
+  const idx = Array.from({ length: scores.length }, (_, i) => i);
+  idx.sort((a, b) => scores[b]! - scores[a]! || a - b);
+  return idx.slice(0, k).map((i) => ids[i]!);
+}
+
+export function formatTable(rows: ReadonlyArray<{ method: string; metrics: Record<string, number> }>, metricNames: readonly string[]): string {
+  const header = ['method', ...metricNames];
+  const lines = rows.map((r) => [r.method, ...metricNames.map((m) => r.metrics[m]!.toFixed(1))]);
+  const widths = header.map((h, c) => Math.max(h.length, ...lines.map((l) => l[c]!.length)));
+  const fmt = (cells: string[]): string => cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ');
+  return [fmt(header), ...lines.map(fmt)].join('\n');
+}

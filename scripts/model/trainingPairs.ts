@@ -1,0 +1,180 @@
+/**
+ * The default model's training pairs (request → tool text), from the permitted splits only:
+ * MetaTool `single`, Seal-Tools `dev`, and OpenAPI operations under permissive licenses as weak pairs.
+ * MetaTool `multi`, Seal-Tools `test_in_domain`/`test_out_domain` and every BFCL split are kept for
+ * measuring, and this module refuses to read them.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { toolEmbeddingText } from '../../src/core/selection/toolDocument';
+import { DATA_DIR, loadTools, readJsonl, type DataQuery } from './retrievalData';
+
+export type PairSource = 'metatool' | 'seal' | 'openapi' | 'authored';
+
+export interface TrainingPair {
+  readonly source: PairSource;
+  /** What a person asks (or, for OpenAPI, what the operation's summary says). */
+  readonly query: string;
+  /** The tool's embedding text, as built at run time by toolEmbeddingText. */
+  readonly tool: string;
+}
+
+/** The only splits training may read; anything else in a queries file is a measurement split. */
+export const TRAINING_SPLITS: Readonly<Record<'metatool' | 'seal-tools', string>> = { metatool: 'single', 'seal-tools': 'dev' };
+
+/**
+ * OpenAPI rows are used only when their spec's own license is one of these (the set ../shared/data
+ * README lists: Apache, MIT, BSD, CC0, CC-BY 3.0, public domain).
+ */
+export const PERMISSIVE_SPEC_LICENSE = /^(?:apache(?:[ -]?(?:2\.0|v2))?(?: license)?(?: 2\.0)?|mit(?: license| for oas 2\.0)?|bsd(?:3|-3-clause| license 2\.0)|cc0 1\.0|creative commons attribution 3\.0(?: australia)?|(?:u\.s\. )?public domain(?: license)?)$/i;
+
+function queriesOf(folder: 'metatool' | 'seal-tools'): DataQuery[] {
+  const split = TRAINING_SPLITS[folder];
+  return readJsonl<DataQuery>(path.join(DATA_DIR, folder, 'queries.jsonl')).filter((q) => q.split === split);
+}
+
+function toolPairs(folder: 'metatool' | 'seal-tools', source: PairSource, perToolCap = Infinity): TrainingPair[] {
+  const textById = new Map(loadTools(folder).map((t) => [t.id, toolEmbeddingText(t)]));
+  const pairs: TrainingPair[] = [];
+  const perTool = new Map<string, number>();
+  for (const q of queriesOf(folder)) {
+    for (const id of q.gold) {
+      const n = (perTool.get(id) ?? 0) + 1;
+      perTool.set(id, n);
+      if (n > perToolCap) continue;
+      const tool = textById.get(id);
+      if (tool === undefined) throw new Error(`${folder}: query ${q.id} needs tool "${id}", which tools.jsonl does not have`);
+      pairs.push({ source, query: q.query, tool });
+    }
+  }
+  return pairs;
+}
+
+interface OpenApiOperation {
+  api: string;
+  title: string;
+  method: string;
+  path: string;
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  params?: Array<{ name: string; in?: string; description?: string }>;
+  spec_license?: string;
+}
+
+/** Description text without markup: HTML tags, markdown links and emphasis, code ticks and bare URLs. */
+export function plainText(s: string): string {
+  return s
+    .replace(/<[^>]{1,200}>/g, ' ')
+    .replace(/\[([^\]]{0,200})\]\([^)]{0,500}\)/g, '$1')
+    .replace(/https?:\/\/\S+/g, ' ')
+    .replace(/[`*#|>]+/g, ' ')
+    .replace(/&[a-z]+;/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** Long descriptions are cut at a sentence end near this length: the first sentences say what the tool does. */
+const MAX_DESCRIPTION_CHARS = 300;
+
+export function leadSentences(s: string, maxChars = MAX_DESCRIPTION_CHARS): string {
+  if (s.length <= maxChars) return s;
+  const cut = s.slice(0, maxChars);
+  const end = cut.search(/[.!?]\s[^.!?]*$/);
+  return end > 40 ? cut.slice(0, end + 1) : cut;
+}
+
+/** Headers like `X-Amz-Target` or `Authorization` say nothing about what an operation does. */
+function isDescriptiveParameter(p: { name: string; in?: string }): boolean {
+  return p.in !== 'header' && p.in !== 'cookie' && !/^x-/i.test(p.name);
+}
+
+export interface OpenApiStats {
+  readonly rows: number;
+  readonly licensed: number;
+  readonly pairs: number;
+}
+
+/**
+ * Weak pairs from REST operations: the summary (or, without one, the description's first sentence)
+ * is the request; the tool text is `operationId: description` plus parameter names, or the operationId,
+ * path words and parameter names when the description is the request. Duplicates (GitHub Enterprise's
+ * many versions of one API) are dropped.
+ */
+export function openApiPairs(descriptionPairs = false): { pairs: TrainingPair[]; stats: OpenApiStats } {
+  const rows = readJsonl<OpenApiOperation>(path.join(DATA_DIR, 'openapi', 'operations.jsonl.gz'));
+  const pairs: TrainingPair[] = [];
+  const seen = new Set<string>();
+  let licensed = 0;
+  for (const op of rows) {
+    if (!op.spec_license || !PERMISSIVE_SPEC_LICENSE.test(op.spec_license.trim())) continue;
+    licensed++;
+    const name = op.operationId?.trim() || op.method.toLowerCase();
+    const parameters = (op.params ?? []).filter(isDescriptiveParameter).map((p) => ({ name: p.name }));
+    const schema = { type: 'object', properties: Object.fromEntries(parameters.map((p) => [p.name, {}])) };
+    // A summary that is one identifier ("getOrgTicket") only repeats the operationId.
+    const rawSummary = plainText(op.summary ?? '');
+    const summary = /\s/.test(rawSummary) ? rawSummary : '';
+    const description = leadSentences(plainText(op.description ?? ''));
+    // Without an operationId the path is the name; path parameters and AWS `#Action=` fragments are noise.
+    const pathWords = op.operationId?.trim() ? '' : op.path.replace(/\{[^}]*\}/g, ' ').replace(/#.*$/, ' ');
+    let query: string;
+    let tool: string;
+    if (summary && description && summary !== description) {
+      query = summary;
+      tool = toolEmbeddingText({ id: '', name, description, inputSchema: schema });
+    } else {
+      query = summary || leadSentences(description, 160);
+      tool = toolEmbeddingText({ id: '', name: `${name} ${pathWords}`.trim(), description: '', inputSchema: schema });
+    }
+    const add = (q: string, t: string): void => {
+      if (q.length < 8) return;
+      const key = `${q.toLowerCase()}\u0000${t.toLowerCase()}`;
+      if (seen.has(key)) return;
+      seen.add(key);
+      pairs.push({ source: 'openapi', query: q, tool: t });
+    };
+    add(query, tool);
+    if (descriptionPairs && summary && description && summary !== description) {
+      add(leadSentences(description, 160), toolEmbeddingText({ id: '', name, description: '', inputSchema: schema }));
+    }
+  }
+  return { pairs, stats: { rows: rows.length, licensed, pairs: pairs.length } };
+}
+
+interface AuthoredFile {
+  servers: Array<{ server: string; tools: Array<{ name: string; description: string; params: string[]; requests: string[] }> }>;
+}
+
+export const AUTHORED_REQUESTS = path.join(__dirname, 'data', 'authoredRequests.json');
+
+/** Requests written by the team for real kinds of MCP servers (scripts/model/data/README.md). */
+export function authoredPairs(): TrainingPair[] {
+  const file = JSON.parse(fs.readFileSync(AUTHORED_REQUESTS, 'utf8')) as AuthoredFile;
+  const pairs: TrainingPair[] = [];
+  for (const server of file.servers) {
+    for (const t of server.tools) {
+      const tool = toolEmbeddingText({ id: t.name, name: t.name, description: t.description, inputSchema: { type: 'object', properties: Object.fromEntries(t.params.map((p) => [p, {}])) } });
+      for (const query of t.requests) pairs.push({ source: 'authored', query, tool });
+    }
+  }
+  return pairs;
+}
+
+export interface PairOptions {
+  /** At most this many MetaTool requests per tool (0: all). */
+  readonly metatoolPerToolCap: number;
+  /** Also pair an OpenAPI description with the bare operationId when the summary is already used (0/1). */
+  readonly openApiDescriptionPairs: number;
+  /** Use the OpenAPI weak pairs at all (0/1). */
+  readonly openApi: number;
+  /** Use the team's authored requests (0/1). */
+  readonly authored: number;
+}
+
+export function trainingPairs(options: PairOptions): { pairs: TrainingPair[]; openApi: OpenApiStats } {
+  const openApi = options.openApi ? openApiPairs(options.openApiDescriptionPairs > 0) : { pairs: [], stats: { rows: 0, licensed: 0, pairs: 0 } };
+  const metatool = toolPairs('metatool', 'metatool', options.metatoolPerToolCap > 0 ? options.metatoolPerToolCap : Infinity);
+  const authored = options.authored ? authoredPairs() : [];
+  return { pairs: [...metatool, ...toolPairs('seal-tools', 'seal'), ...openApi.pairs, ...authored], openApi: openApi.stats };
+}
