@@ -48,7 +48,7 @@ await esbuild.build({
 
 // Benchmarks run the same bundled code that ships, not the TypeScript through a loader.
 if (process.argv.includes('--bench')) {
-  for (const name of ['routerBench', 'embedBench', 'selectBench']) {
+  for (const name of ['routerBench', 'embedBench', 'selectBench', 'tokenBench']) {
     await esbuild.build({ ...nodeBundle, sourcemap: false, entryPoints: [`bench/${name}.ts`], outfile: `out/bench/${name}.js` });
   }
 }

@@ -8,6 +8,7 @@ import { loadToolsFile } from '../core/selection/retrievalData';
 import { DEFAULT_EMBEDDING_SETTINGS, type EmbeddingSettings } from '../core/selection/selectionEngine';
 import { ToolRouter } from '../core/toolRouter';
 import { catalogueFromFile, parseProvider, runEval, runSelect, type SelectCliOptions } from './selectCommands';
+import { runServe } from './serveCommand';
 
 /**
  * `mcp-tool-router`: the core, outside VS Code.
@@ -26,6 +27,7 @@ const USAGE = `Usage:
   mcp-tool-router servers --config FILE [--json]
   mcp-tool-router select  "PROMPT" (--config FILE | --tools tools.jsonl) [--json]
   mcp-tool-router eval    --tools tools.jsonl --queries queries.jsonl [--split S] --out ranked.jsonl
+  mcp-tool-router serve   --config FILE [--dynamic]   (an MCP server on stdin/stdout; logs on stderr)
 
 Options:
   --config FILE      mcp.json (VS Code) or Claude Desktop config; may be repeated
@@ -33,6 +35,7 @@ Options:
   --input ID=VALUE   value of \${input:ID}; also read from MCP_TOOL_ROUTER_INPUT_<ID>
   --wait MS          how long to wait for servers to start (default 60000)
   --verbose          print server logs to stderr
+  --dynamic          serve: also list the last search's top tools, announced with tools/list_changed
   --embeddings P     local (default), ollama, openai or none (keywords only)
   --model M          "default" (the bundled model), a model folder, or an endpoint's model name
   --endpoint URL     the ollama / openai-compatible endpoint
@@ -53,6 +56,7 @@ interface CliOptions {
   workspace: string;
   inputs: Map<string, string>;
   verbose: boolean;
+  dynamic: boolean;
   toolsFile?: string;
   queriesFile?: string;
   split?: string;
@@ -64,7 +68,7 @@ interface CliOptions {
 export class UsageError extends Error {}
 
 export function parseCliArgs(argv: readonly string[]): CliOptions {
-  const opts: CliOptions = { command: '', positional: [], configs: [], json: false, waitMs: DEFAULT_STARTUP_WAIT_MS, workspace: process.cwd(), inputs: new Map(), verbose: false, embeddings: { ...DEFAULT_EMBEDDING_SETTINGS } };
+  const opts: CliOptions = { command: '', positional: [], configs: [], json: false, waitMs: DEFAULT_STARTUP_WAIT_MS, workspace: process.cwd(), inputs: new Map(), verbose: false, dynamic: false, embeddings: { ...DEFAULT_EMBEDDING_SETTINGS } };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = (): string => {
@@ -99,6 +103,9 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         break;
       case '--verbose':
         opts.verbose = true;
+        break;
+      case '--dynamic':
+        opts.dynamic = true;
         break;
       case '--tools':
         opts.toolsFile = value();
@@ -216,7 +223,7 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
       return EXIT_CODES.usage;
     }
   }
-  if (!['tools', 'call', 'servers', 'select'].includes(opts.command)) {
+  if (!['tools', 'call', 'servers', 'select', 'serve'].includes(opts.command)) {
     err(`Unknown command "${opts.command}".\n\n${USAGE}`);
     return EXIT_CODES.usage;
   }
@@ -238,6 +245,9 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
   }
   for (const issue of loaded.issues) err(`${formatConfigIssue(issue)}\n`);
   if (loaded.servers.length === 0 && loaded.issues.some((i) => i.severity === 'error') && opts.command !== 'servers') return EXIT_CODES.usage;
+  if (opts.command === 'serve') {
+    return runServe({ servers: loaded.servers, dynamic: opts.dynamic, verbose: opts.verbose, waitMs: opts.waitMs, embeddings: opts.embeddings, ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}) }, err);
+  }
 
   const router = new ToolRouter({ ...(opts.verbose ? { onLog: (server: string, line: string) => err(`[${server}] ${line}\n`) } : {}) });
   try {

@@ -173,6 +173,18 @@ export class ToolSelector {
     let methodNote: string | undefined;
     let scores: Scores | undefined;
     let ranked: number[] = [];
+    const dropped: DroppedTool[] = [];
+    const quarantine = this.deps.quarantine?.() ?? new Map<string, string>();
+    /** Why a tool may not be sent (whitelist, quarantine, destructive without opt-in), if it may not. */
+    const exclude = (name: string, stages: readonly string[]): DroppedTool | undefined => {
+      const tool = this.tools[byName.get(name)!]!;
+      if (!this.isAllowed(name)) return { name, stages, by: 'whitelist', reason: 'not in the allowed tools (toolRouter.selection.allowedTools)' };
+      if (quarantine.has(name)) return { name, stages, by: 'quarantine', reason: `quarantined: ${quarantine.get(name)}` };
+      if (tool.annotations?.destructiveHint && !this.options.allowDestructive && !stages.includes('required')) {
+        return { name, stages, by: 'destructive', reason: 'marked destructive; set toolRouter.selection.allowDestructiveTools to offer it, or pin it with #' };
+      }
+      return undefined;
+    };
 
     for (const t of this.tools) if (this.isCore(t.name)) add(t.name, 'core', 1, 'core tool: always sent');
 
@@ -203,8 +215,15 @@ export class ToolSelector {
           else if (cos !== undefined && scored.usedEmbedding) reason = cos >= this.options.threshold ? `cosine ${cos.toFixed(2)} ≥ threshold ${this.options.threshold}` : undefined;
           else if (!scored.usedEmbedding) reason = z >= this.options.lexicalZThreshold ? `lexical z-score ${z.toFixed(2)} ≥ ${this.options.lexicalZThreshold}` : undefined;
           if (!reason) continue;
+          const stage = scored.usedEmbedding ? 'embedding' : 'keyword:lexical';
+          // Filtered tools are left out here, so they do not take the places minTools guarantees.
+          const drop = exclude(tool.name, [stage]);
+          if (drop) {
+            dropped.push({ ...drop, score: z });
+            continue;
+          }
           picked++;
-          add(tool.name, scored.usedEmbedding ? 'embedding' : 'keyword:lexical', 2, reason);
+          add(tool.name, stage, 2, reason);
         }
       }
       for (const [name, stages] of keywordPicks) {
@@ -222,17 +241,9 @@ export class ToolSelector {
       }
     }
 
-    // Filters: whitelist, destructive without opt-in, quarantine.
-    const dropped: DroppedTool[] = [];
-    const quarantine = this.deps.quarantine?.() ?? new Map<string, string>();
+    // Filters for what other stages brought in (core, sticky, keyword): whitelist, destructive, quarantine.
     for (const [name, entry] of [...chosen]) {
-      const tool = this.tools[byName.get(name)!]!;
-      let drop: DroppedTool | undefined;
-      if (!this.isAllowed(name)) drop = { name, stages: entry.stages, by: 'whitelist', reason: 'not in the allowed tools (toolRouter.selection.allowedTools)' };
-      else if (quarantine.has(name)) drop = { name, stages: entry.stages, by: 'quarantine', reason: `quarantined: ${quarantine.get(name)}` };
-      else if (tool.annotations?.destructiveHint && !this.options.allowDestructive && !entry.stages.includes('required')) {
-        drop = { name, stages: entry.stages, by: 'destructive', reason: 'marked destructive; set toolRouter.selection.allowDestructiveTools to offer it, or pin it with #' };
-      }
+      const drop = exclude(name, entry.stages);
       if (drop) {
         dropped.push(entry.score !== undefined ? { ...drop, score: entry.score } : drop);
         chosen.delete(name);

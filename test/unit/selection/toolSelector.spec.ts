@@ -159,6 +159,14 @@ describe('selection: merge order, sticky, pinned, core, filters and cap', () => 
     assert.ok(optIn.tools.some((t) => t.name === 's_t00'));
   });
 
+  it('does not let filtered tools take the places minTools guarantees', async () => {
+    const { tools, embedder } = catalogue([0.9, 0.8, 0.7, 0.6, 0.05, 0.04]);
+    const marked = tools.map((t, i) => (i === 0 ? { ...t, annotations: { destructiveHint: true } } : t));
+    const sel = await (await selector(marked, embedder, { minTools: 3, threshold: 0.99 })).select({ prompt: 'q' });
+    assert.deepEqual(sel.tools.map((t) => t.name), ['s_t01', 's_t02', 's_t03']);
+    assert.deepEqual(sel.dropped.map((d) => [d.name, d.by]), [['s_t00', 'destructive']]);
+  });
+
   it('caps in tiers: core and sticky, then scored by score, then keyword-only by name; lists the dropped', async () => {
     const { tools, embedder } = catalogue([0.9, 0.8, 0.7, 0.6, 0.1, 0.1, 0.1]);
     const s = await selector(tools, embedder, {

@@ -1,0 +1,89 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { EXIT_CODES } from '../core/callEnvelope';
+import type { ServerDefinition } from '../core/config/serverConfig';
+import { describeState, type ServerState } from '../core/connection/serverConnection';
+import { RouterGateway } from '../core/gateway/routerGateway';
+import { createSelectionEngine } from '../core/selection/selectionEngine';
+import { ToolRouter } from '../core/toolRouter';
+import { defaultCacheDir, projectRoot, type SelectCliOptions } from './selectCommands';
+
+/**
+ * `serve`: the router gateway as a stdio MCP server for any MCP client. stdout carries the protocol and
+ * nothing else; every log line goes to stderr. Servers start in the background, so the client's
+ * `initialize` is answered at once; the gateway's tools wait for them when they need them.
+ */
+
+export interface ServeOptions extends Omit<SelectCliOptions, 'json'> {
+  readonly servers: readonly ServerDefinition[];
+  readonly dynamic: boolean;
+  readonly verbose: boolean;
+  /** How long a search or call waits for servers that are still starting. */
+  readonly waitMs: number;
+}
+
+/** After shutdown, a handle left open by a library must not keep a gateway nobody talks to alive. */
+const SHUTDOWN_GRACE_MS = 5_000;
+
+export async function runServe(opts: ServeOptions, err: (s: string) => void): Promise<number> {
+  const log = (message: string): void => err(`mcp-tool-router serve: ${message}\n`);
+  guardStdout();
+  const engine = await createSelectionEngine({ embeddings: opts.embeddings, root: projectRoot(), cacheFolder: opts.cacheDir ?? defaultCacheDir(), log });
+  const router = new ToolRouter(opts.verbose ? { onLog: (server, line) => err(`[${server}] ${line}\n`) } : {});
+  const states = new Map<string, ServerState>();
+  const offStatus = router.onDidChangeServerStatus((s) => {
+    if (states.get(s.name) === s.state) return;
+    states.set(s.name, s.state);
+    log(`server "${s.name}" ${describeState(s.state)}${s.state === 'ready' ? ` (${s.toolCount} tools)` : ''}${s.reason ? `: ${s.reason}` : ''}`);
+  });
+  const gateway = new RouterGateway(router, engine, { dynamicSubset: opts.dynamic, startupWaitMs: opts.waitMs, serverInfo: { name: 'mcp-tool-router', version: packageVersion() }, log });
+
+  const cleanups: Array<() => void> = [offStatus];
+  const stopped = new Promise<string>((resolve) => {
+    const on = (emitter: NodeJS.EventEmitter, event: string, reason: string): void => {
+      const listener = (): void => resolve(reason);
+      emitter.once(event, listener);
+      cleanups.push(() => emitter.off(event, listener));
+    };
+    on(process.stdin, 'end', 'stdin closed');
+    on(process.stdin, 'close', 'stdin closed');
+    on(process, 'SIGTERM', 'SIGTERM');
+    on(process, 'SIGINT', 'SIGINT');
+    gateway.server.onclose = () => resolve('the connection closed');
+  });
+
+  await gateway.connect(new StdioServerTransport());
+  await router.applyConfig(opts.servers);
+  log(`serving ${opts.servers.length} server(s) over stdio${opts.dynamic ? ', with a dynamic tool subset' : ''}${engine.embedderProblem ? `; search uses keywords only (${engine.embedderProblem})` : ''}`);
+
+  const reason = await stopped;
+  log(`stopping (${reason})`);
+  cleanups.forEach((off) => off());
+  gateway.server.onclose = undefined;
+  await gateway.close().catch((error: unknown) => log(`closing the connection failed: ${String(error)}`));
+  await router.dispose();
+  await engine.dispose();
+  log('stopped');
+  setTimeout(() => {
+    log(`still running ${SHUTDOWN_GRACE_MS} ms after shutdown; exiting`);
+    process.exit(EXIT_CODES.ok);
+  }, SHUTDOWN_GRACE_MS).unref();
+  return EXIT_CODES.ok;
+}
+
+/** A library that logs with console.log would corrupt the protocol; its lines go to stderr instead. */
+function guardStdout(): void {
+  const toStderr = (...args: unknown[]): void => console.error(...args);
+  console.log = toStderr;
+  console.info = toStderr;
+  console.debug = toStderr;
+}
+
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as { version?: string }).version ?? 'dev';
+  } catch {
+    return 'dev';
+  }
+}

@@ -1,0 +1,347 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallEnvelope } from '../callEnvelope';
+import type { ToolIndex } from '../selection/toolIndex';
+import type { ToolSelector } from '../selection/toolSelector';
+import type { RoutedTool, ToolRouter } from '../toolRouter';
+
+/**
+ * The router as one MCP server, for any MCP client (the CLI's `serve`, VS Code's MCP server definition):
+ * instead of every routed tool, the client sees a search tool and a call tool, and, with
+ * `dynamicSubset`, the last search's top tools under their own names, announced with
+ * `notifications/tools/list_changed`. Every answer is a tool result; no handler throws.
+ */
+
+export const SEARCH_TOOL_NAME = 'toolRouter_searchTools';
+export const CALL_TOOL_NAME = 'toolRouter_callTool';
+/** Enough to choose from for one task; a client that wants more asks for it. */
+export const DEFAULT_SEARCH_LIMIT = 10;
+/** Past 50 results a search costs as many tokens as listing a mid-sized catalogue, which it exists to avoid. */
+export const MAX_SEARCH_LIMIT = 50;
+/**
+ * Tools of the dynamic subset: a search's top few. The dev sets' tasks need 2–6 tools, so 8 covers a
+ * multi-step task while the client's list stays far below the selection cap (25).
+ */
+export const MAX_DYNAMIC_TOOLS = 8;
+/** How long a search or call waits for servers that are still starting (a first `npx` start is slow). */
+export const DEFAULT_STARTUP_WAIT_MS = 30_000;
+/** How long a search waits for the embedding index of new tools; after that it ranks on keywords. */
+export const DEFAULT_INDEX_WAIT_MS = 10_000;
+/** Scores are rounded for the client: more digits cost tokens and mean nothing. */
+const SCORE_DIGITS = 3;
+
+/** What the gateway needs from selection; a SelectionEngine fits. */
+export interface GatewaySelection {
+  readonly selector: ToolSelector;
+  readonly index?: ToolIndex;
+}
+
+export interface RouterGatewayOptions {
+  /** Also list the last search's top tools directly, and announce changes with list_changed. */
+  readonly dynamicSubset?: boolean;
+  /**
+   * Keep the selector's catalogue equal to the router's tools (default true). Turn off when something
+   * else already does, such as the extension's SelectionService.
+   */
+  readonly syncCatalogue?: boolean;
+  readonly startupWaitMs?: number;
+  readonly indexWaitMs?: number;
+  readonly serverInfo?: { readonly name: string; readonly version: string };
+  readonly log?: (message: string) => void;
+}
+
+/** One search result, as the client receives it. */
+export interface SearchHit {
+  readonly name: string;
+  readonly server: string;
+  readonly description: string;
+  readonly score: number;
+  readonly inputSchema: unknown;
+  readonly annotations?: RoutedTool['annotations'];
+}
+
+export interface SearchAnswer {
+  readonly query: string;
+  /** `embedding+keyword`, or `keyword-only` while the embedder is unavailable. */
+  readonly method: string;
+  readonly tools: readonly SearchHit[];
+  /** What to do next, in one sentence for the model. */
+  readonly next: string;
+}
+
+type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
+
+const SEARCH_TOOL: Tool = {
+  name: SEARCH_TOOL_NAME,
+  title: 'Search tools',
+  description:
+    'Find the tools best suited to a task among every tool of the MCP servers behind this router. Returns the best matches first, each with its name, server, description, relevance score and input schema. Call the one you need with toolRouter_callTool.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      query: { type: 'string', description: 'The task in plain words, e.g. "read a file" or "add a note to my knowledge graph".' },
+      limit: { type: 'integer', minimum: 1, maximum: MAX_SEARCH_LIMIT, default: DEFAULT_SEARCH_LIMIT, description: 'How many tools to return.' },
+    },
+    required: ['query'],
+    additionalProperties: false,
+  },
+  annotations: { readOnlyHint: true, openWorldHint: false },
+};
+
+const CALL_TOOL: Tool = {
+  name: CALL_TOOL_NAME,
+  title: 'Call a tool',
+  description:
+    'Call any tool of the MCP servers behind this router by its name (as returned by toolRouter_searchTools). The arguments are checked against the tool\'s input schema first; errors name each wrong argument. Returns the result envelope as JSON.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      name: { type: 'string', description: 'The tool\'s name, e.g. "files_read_file".' },
+      arguments: { type: 'object', description: 'The tool\'s arguments, matching its input schema.' },
+    },
+    required: ['name'],
+    additionalProperties: false,
+  },
+};
+
+const META_TOOLS: ReadonlySet<string> = new Set([SEARCH_TOOL_NAME, CALL_TOOL_NAME]);
+
+export class RouterGateway {
+  readonly server: Server;
+  private subset: string[] = [];
+  /** The dynamic tools' definitions as last announced (none at first), to send list_changed only on a real change. */
+  private announced = JSON.stringify([]);
+  private connected = false;
+  private readonly offTools: () => void;
+  private readonly log: (message: string) => void;
+
+  constructor(
+    private readonly router: ToolRouter,
+    private readonly selection: GatewaySelection,
+    private readonly options: RouterGatewayOptions = {},
+  ) {
+    this.log = options.log ?? (() => undefined);
+    this.server = new Server(options.serverInfo ?? { name: 'mcp-tool-router', version: 'dev' }, {
+      capabilities: { tools: { listChanged: true } },
+      instructions: `Every tool of the routed MCP servers is reachable through two tools: ${SEARCH_TOOL_NAME} finds the right ones for a task, ${CALL_TOOL_NAME} calls one by name.${options.dynamicSubset ? ' After each search its top tools are also listed directly.' : ''}`,
+    });
+    this.server.onerror = (error) => this.log(`gateway protocol error: ${error.message}`);
+    this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.listTools() }));
+    this.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const { name, arguments: args } = request.params;
+      try {
+        return await this.callTool(name, args, extra.signal);
+      } catch (error) {
+        // Defensive: the paths below return results, but a client must never see a handler throw.
+        return errorResult(`The router gateway failed while running "${name}": ${error instanceof Error ? error.message : String(error)}`);
+      }
+    });
+    const syncCatalogue = options.syncCatalogue ?? true;
+    if (syncCatalogue) selection.selector.setCatalogue(router.listTools());
+    this.offTools = router.onDidChangeTools((tools) => {
+      if (syncCatalogue) selection.selector.setCatalogue(tools);
+      void this.announceIfChanged();
+    });
+  }
+
+  /** The names of the dynamic subset, best first (empty unless `dynamicSubset`). */
+  get dynamicTools(): readonly string[] {
+    return this.subset;
+  }
+
+  async connect(transport: Transport): Promise<void> {
+    await this.server.connect(transport);
+    this.connected = true;
+  }
+
+  async close(): Promise<void> {
+    this.offTools();
+    this.connected = false;
+    await this.server.close();
+  }
+
+  /** What `tools/list` answers: the two gateway tools, then the dynamic subset as the router defines it now. */
+  listTools(): Tool[] {
+    return [SEARCH_TOOL, CALL_TOOL, ...this.subsetTools().map(toMcpTool)];
+  }
+
+  async callTool(name: string, args: Record<string, unknown> | undefined, signal?: AbortSignal): Promise<CallToolResult> {
+    if (name === SEARCH_TOOL_NAME) {
+      const input = checkSearchArguments(args);
+      if (!input.ok) return errorResult(input.message);
+      const answer = await this.search(input.value.query, input.value.limit, signal);
+      return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
+    }
+    if (name === CALL_TOOL_NAME) {
+      const input = checkCallArguments(args);
+      if (!input.ok) return errorResult(input.message);
+      const envelope = await this.route(input.value.name, input.value.arguments, signal);
+      return envelope.ok ? { content: [{ type: 'text', text: JSON.stringify(envelope) }] } : errorResult(`${envelope.error.type}: ${envelope.error.message}`);
+    }
+    if (!this.options.dynamicSubset) {
+      return errorResult(`This server has no tool named "${name}": it lists ${SEARCH_TOOL_NAME}, to find the tools for a task, and ${CALL_TOOL_NAME}, to call one of them by name.`);
+    }
+    // Any routed tool is accepted, not only the current subset: the client may hold an older list.
+    const envelope = await this.route(name, args ?? {}, signal);
+    if (!envelope.ok) return errorResult(`${envelope.error.type}: ${envelope.error.message}`);
+    return { content: envelope.content as CallToolResult['content'], ...(envelope.structuredContent !== undefined ? { structuredContent: envelope.structuredContent as Record<string, unknown> } : {}) };
+  }
+
+  /** Ranks the catalogue for `query`; with `dynamicSubset`, the top results become the listed subset. */
+  async search(query: string, limit: number, signal?: AbortSignal): Promise<SearchAnswer> {
+    await this.whenCatalogueReady();
+    const selection = await this.selection.selector.select({ prompt: query, ...(signal ? { signal } : {}) });
+    const scores = new Map(selection.ranking.map((r) => [r.name, r.score]));
+    // Nothing is ranked only when no scorer ran; the selection's own order is then the best there is.
+    const order = selection.ranking.length > 0 ? selection.ranking.map((r) => r.name) : selection.tools.map((t) => t.name);
+    const hits: SearchHit[] = [];
+    for (const name of order) {
+      if (hits.length >= limit) break;
+      const tool = this.router.getTool(name);
+      if (!tool) continue;
+      const annotated = Object.keys(tool.annotations).length > 0;
+      hits.push({
+        name: tool.name,
+        server: tool.server,
+        description: tool.originalDescription,
+        score: round(scores.get(name) ?? 0, SCORE_DIGITS),
+        inputSchema: tool.inputSchema,
+        ...(annotated ? { annotations: tool.annotations } : {}),
+      });
+    }
+    let next = hits.length === 0 ? 'No tools are available yet: the servers may still be starting or may have failed.' : `Call a tool with ${CALL_TOOL_NAME} {"name", "arguments"}.`;
+    if (this.options.dynamicSubset && hits.length > 0) {
+      this.subset = this.subsetFrom(hits);
+      await this.announceIfChanged();
+      next = `${this.subset.length} of these are now also listed as tools of their own; any of them can be called with ${CALL_TOOL_NAME} {"name", "arguments"}.`;
+    }
+    return { query, method: selection.method, tools: hits, next };
+  }
+
+  /**
+   * The subset a search leaves listed: its top tools, without destructive ones unless selection allows
+   * them (as chat selection does; they stay callable through the call tool), and without any routed
+   * tool whose name would shadow a gateway tool.
+   */
+  private subsetFrom(hits: readonly SearchHit[]): string[] {
+    const allowDestructive = this.selection.selector.options.allowDestructive;
+    return hits
+      .filter((h) => !META_TOOLS.has(h.name) && (allowDestructive || !h.annotations?.destructiveHint))
+      .slice(0, MAX_DYNAMIC_TOOLS)
+      .map((h) => h.name);
+  }
+
+  private subsetTools(): RoutedTool[] {
+    if (!this.options.dynamicSubset) return [];
+    return this.subset.map((name) => this.router.getTool(name)).filter((t): t is RoutedTool => t !== undefined);
+  }
+
+  /** Sends list_changed when the listed subset differs from what the client was last told. */
+  private async announceIfChanged(): Promise<void> {
+    if (!this.options.dynamicSubset) return;
+    const listed = JSON.stringify(this.subsetTools().map(toMcpTool));
+    if (listed === this.announced) return;
+    this.announced = listed;
+    if (!this.connected) return;
+    try {
+      await this.server.sendToolListChanged();
+      this.log(`tools/list changed: ${this.subset.join(', ') || '(no dynamic tools)'}`);
+    } catch (error) {
+      this.log(`could not send tools/list_changed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private async route(name: string, args: unknown, signal?: AbortSignal): Promise<CallEnvelope> {
+    // A server that is still starting may own the tool; the router answers UNKNOWN_TOOL once it has settled.
+    await this.router.waitForTool(name, this.options.startupWaitMs ?? DEFAULT_STARTUP_WAIT_MS);
+    return this.router.call(name, args, signal ? { signal } : {});
+  }
+
+  /** Waits (bounded) for starting servers and for the index of their tools, so a first search sees them. */
+  private async whenCatalogueReady(): Promise<void> {
+    if (this.router.serverStatuses.some((s) => s.state === 'starting')) {
+      await this.router.whenSettled(this.options.startupWaitMs ?? DEFAULT_STARTUP_WAIT_MS);
+    }
+    const index = this.selection.index;
+    if (!index) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([index.whenReady(), new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.indexWaitMs ?? DEFAULT_INDEX_WAIT_MS)))]);
+    clearTimeout(timer);
+  }
+}
+
+function toMcpTool(tool: RoutedTool): Tool {
+  return {
+    name: tool.name,
+    ...(tool.title ? { title: tool.title } : {}),
+    description: tool.description,
+    // The server's schema, verbatim; the router checks arguments against it before any call.
+    inputSchema: tool.inputSchema as Tool['inputSchema'],
+    ...(Object.keys(tool.annotations).length > 0 ? { annotations: tool.annotations } : {}),
+  };
+}
+
+function errorResult(message: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: message }] };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function unknownKeys(args: Record<string, unknown>, known: readonly string[], tool: string): string | undefined {
+  const extra = Object.keys(args).filter((k) => !known.includes(k));
+  if (extra.length === 0) return undefined;
+  return `${tool} got unknown argument(s) ${extra.map((k) => `"${k}"`).join(', ')}; it takes ${known.map((k) => `"${k}"`).join(' and ')}.`;
+}
+
+export function checkSearchArguments(args: Record<string, unknown> | undefined): Checked<{ query: string; limit: number }> {
+  const input = args ?? {};
+  const extra = unknownKeys(input, ['query', 'limit'], SEARCH_TOOL_NAME);
+  if (extra) return { ok: false, message: extra };
+  const query = input['query'];
+  if (typeof query !== 'string' || query.trim() === '') {
+    return { ok: false, message: `${SEARCH_TOOL_NAME}: "query" must be a non-empty string describing the task, got ${shown(query)}.` };
+  }
+  let limit = DEFAULT_SEARCH_LIMIT;
+  const raw = input['limit'];
+  if (raw !== undefined && raw !== null) {
+    // Numeric strings are accepted, as the router accepts them for any integer argument.
+    const n = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_SEARCH_LIMIT) {
+      return { ok: false, message: `${SEARCH_TOOL_NAME}: "limit" must be a whole number from 1 to ${MAX_SEARCH_LIMIT}, got ${shown(raw)}.` };
+    }
+    limit = n;
+  }
+  return { ok: true, value: { query: query.trim(), limit } };
+}
+
+export function checkCallArguments(args: Record<string, unknown> | undefined): Checked<{ name: string; arguments: unknown }> {
+  const input = args ?? {};
+  const extra = unknownKeys(input, ['name', 'arguments'], CALL_TOOL_NAME);
+  if (extra) return { ok: false, message: extra };
+  const name = input['name'];
+  if (typeof name !== 'string' || name.trim() === '') {
+    return { ok: false, message: `${CALL_TOOL_NAME}: "name" must be the name of a tool, as ${SEARCH_TOOL_NAME} returns it, got ${shown(name)}.` };
+  }
+  if (META_TOOLS.has(name)) return { ok: false, message: `${CALL_TOOL_NAME} calls the routed tools; call "${name}" directly instead.` };
+  const value = input['arguments'];
+  // A JSON string is passed on: the router parses it, as it does for every call.
+  if (value !== undefined && value !== null && !isRecord(value) && typeof value !== 'string') {
+    return { ok: false, message: `${CALL_TOOL_NAME}: "arguments" must be an object with the tool's arguments, got ${shown(value)}.` };
+  }
+  return { ok: true, value: { name: name.trim(), arguments: value ?? {} } };
+}
+
+function shown(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (Array.isArray(value)) return 'an array';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function round(x: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
