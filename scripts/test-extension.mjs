@@ -1,9 +1,12 @@
 // Runs the extension-host test suite (test/extension) inside a real VS Code 1.139 (code-server, offline),
 // through the project's harness in scripts/vscode-host. The test workspace is copied to a fresh folder
-// first, because the tests edit its mcp.json and settings. Exit code: the suite's result.
-import { spawnSync } from 'node:child_process';
+// first, because the tests edit its mcp.json and settings. The fake scripted language model the chat
+// tests need is packed as a VSIX and installed beside (the web workbench loads one development
+// extension only). Exit code: the suite's result.
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
+import { createRunDir, installVsix } from './vscode-host/code-server-host.mjs';
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const workspace = path.join(repo, '.cache', 'ext-test-workspace');
@@ -11,12 +14,20 @@ rmSync(workspace, { recursive: true, force: true });
 mkdirSync(workspace, { recursive: true });
 cpSync(path.join(repo, 'test/extension/workspace'), workspace, { recursive: true });
 
+// A fake scripted language model, for the chat participant's tests (no real model can be scripted).
+const fakeDir = path.join(repo, 'test/extension/fakeModelProvider');
+const fakeVsix = path.join(repo, '.cache', 'tool-router-fake-model.vsix');
+execFileSync(process.execPath, [path.join(repo, 'node_modules/@vscode/vsce/vsce'), 'package', '--allow-missing-repository', '--skip-license', '--no-dependencies', '--out', fakeVsix], { cwd: fakeDir, stdio: ['ignore', 'ignore', 'inherit'] });
+const run = await createRunDir('fake-model-install');
+await installVsix(fakeVsix, { extensionsDir: run.extensionsDir, userDataDir: run.userDataDir, runDir: run });
+
 const result = spawnSync(
   process.execPath,
   [
     path.join(repo, 'scripts/vscode-host/run-extension-tests.mjs'),
     `--extensionDevelopmentPath=${repo}`,
     `--extensionTestsPath=${path.join(repo, 'out/test/extension/index')}`,
+    `--extensions-dir=${run.extensionsDir}`,
     `--folder=${workspace}`,
   ],
   { stdio: 'inherit', env: { ...process.env, TOOL_ROUTER_REPO: repo } },

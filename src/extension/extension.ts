@@ -2,10 +2,14 @@ import * as vscode from 'vscode';
 import { argumentDiagnostics, callToolCommand, ResultDocuments, RESULT_SCHEME, type CallToolRequest } from './callToolCommand';
 import { RouterService } from './routerService';
 import { disableServer, listServers, refreshTools, restartServer, ServerTreeProvider, showServerLog } from './serverCommands';
+import { CostMonitor, type CostLimits } from '../core/guards/costMonitor';
+import { LoopDetector } from '../core/guards/loopDetector';
+import { registerAgentTools, registerGatewayDefinition } from './agentTools';
+import { PARTICIPANT_ID, RouterParticipant } from './chatParticipant';
 import { downloadModel, explainSelection, setEmbeddingsApiKey } from './selectionCommands';
 import { SelectionService } from './selectionService';
 import { ServerStatusBar } from './serverStatusBar';
-import { COMMANDS, VIEW_SERVERS } from './settings';
+import { COMMANDS, SETTINGS_SECTION, SETTING_DEFAULTS, VIEW_SERVERS } from './settings';
 
 /**
  * Activation is kept light: commands, the tree and the status bar are registered at once, and servers
@@ -16,6 +20,7 @@ import { COMMANDS, VIEW_SERVERS } from './settings';
 export interface ToolRouterApi {
   readonly service: RouterService;
   readonly selection: SelectionService;
+  readonly participant: RouterParticipant;
   /** Resolves when the configuration has been loaded and servers have had `timeoutMs` to settle. */
   whenSettled(timeoutMs?: number): Promise<void>;
 }
@@ -28,7 +33,26 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
   const results = new ResultDocuments();
   const tree = new ServerTreeProvider(service);
   const selection = new SelectionService(context, service);
+  const cost = new CostMonitor(costLimits());
+  const participant = new RouterParticipant(service, selection, cost, new LoopDetector({ perTool: vscode.workspace.getConfiguration(SETTINGS_SECTION).get('loops.perTool', SETTING_DEFAULTS['loops.perTool']) }));
+  const chat = vscode.chat.createChatParticipant(PARTICIPANT_ID, participant.handler);
+  chat.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.png');
   context.subscriptions.push(
+    participant,
+    chat,
+    registerAgentTools(service, selection),
+    registerGatewayDefinition(context),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(`${SETTINGS_SECTION}.cost`)) cost.configure(costLimits());
+    }),
+    vscode.commands.registerCommand(COMMANDS.resume, () => {
+      cost.resume();
+      void vscode.window.showInformationMessage(vscode.l10n.t('MCP Tool Router resumed.'));
+    }),
+    vscode.commands.registerCommand(COMMANDS.resetCostWindow, () => {
+      cost.resetWindow();
+      void vscode.window.showInformationMessage(vscode.l10n.t('MCP Tool Router: the cost window was reset.'));
+    }),
     service,
     selection,
     tree,
@@ -56,10 +80,22 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
   return {
     service,
     selection,
+    participant,
     whenSettled: async (timeoutMs = DEFAULT_SETTLE_MS) => {
       await loaded;
       await service.router.whenSettled(timeoutMs);
     },
+  };
+}
+
+function costLimits(): CostLimits {
+  const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+  return {
+    enabled: config.get('cost.enabled', SETTING_DEFAULTS['cost.enabled']),
+    hourlyTokenCap: config.get('cost.hourlyTokenCap', SETTING_DEFAULTS['cost.hourlyTokenCap']),
+    shortWindowMinutes: config.get('cost.shortWindowMinutes', SETTING_DEFAULTS['cost.shortWindowMinutes']),
+    spikeMultiplier: config.get('cost.spikeMultiplier', SETTING_DEFAULTS['cost.spikeMultiplier']),
+    minimumBaselineTokensPerMinute: config.get('cost.minimumBaselineTokensPerMinute', SETTING_DEFAULTS['cost.minimumBaselineTokensPerMinute']),
   };
 }
 

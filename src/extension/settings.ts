@@ -7,6 +7,8 @@ export const SETTINGS_SECTION = 'toolRouter';
 import type { KeywordRoute } from '../core/selection/keywordStage';
 import { DEFAULT_CAP, DEFAULT_MIN_TOOLS, DEFAULT_SIMILARITY_THRESHOLD, DEFAULT_TOP_K } from '../core/selection/toolSelector';
 import type { EmbeddingProvider } from '../core/selection/selectionEngine';
+import { DEFAULT_MAX_STEPS } from '../core/chat/chatTurn';
+import { DEFAULT_COST_LIMITS } from '../core/guards/costMonitor';
 
 export interface ExtensionSettings {
   /** Servers in mcp.json format (`{"servers": {...}, "inputs": [...]}`), or a bare map of servers. */
@@ -29,6 +31,14 @@ export interface ExtensionSettings {
   readonly 'selection.groups': Record<string, string[]>;
   readonly 'selection.routes': KeywordRoute[];
   readonly 'selection.defaultGroups': string[];
+  readonly 'chat.maxSteps': number;
+  readonly 'cost.enabled': boolean;
+  readonly 'cost.hourlyTokenCap': number;
+  readonly 'cost.shortWindowMinutes': number;
+  readonly 'cost.spikeMultiplier': number;
+  readonly 'cost.minimumBaselineTokensPerMinute': number;
+  /** Tool name or glob → `{sameArgs, emptyResults}` loop thresholds. */
+  readonly 'loops.perTool': Record<string, { sameArgs?: number; emptyResults?: number }>;
 }
 
 /** Selection defaults come from the core, so the settings and the CLI can never disagree. */
@@ -49,6 +59,13 @@ export const SETTING_DEFAULTS: ExtensionSettings = {
   'selection.groups': {},
   'selection.routes': [],
   'selection.defaultGroups': [],
+  'chat.maxSteps': DEFAULT_MAX_STEPS,
+  'cost.enabled': DEFAULT_COST_LIMITS.enabled,
+  'cost.hourlyTokenCap': DEFAULT_COST_LIMITS.hourlyTokenCap,
+  'cost.shortWindowMinutes': DEFAULT_COST_LIMITS.shortWindowMinutes,
+  'cost.spikeMultiplier': DEFAULT_COST_LIMITS.spikeMultiplier,
+  'cost.minimumBaselineTokensPerMinute': DEFAULT_COST_LIMITS.minimumBaselineTokensPerMinute,
+  'loops.perTool': {},
 };
 
 /** Every command the extension contributes; a test checks these against package.json and the registry. */
@@ -63,6 +80,8 @@ export const COMMANDS = {
   explainSelection: 'toolRouter.explainSelection',
   downloadModel: 'toolRouter.downloadModel',
   setEmbeddingsApiKey: 'toolRouter.setEmbeddingsApiKey',
+  resume: 'toolRouter.resume',
+  resetCostWindow: 'toolRouter.resetCostWindow',
 } as const;
 
 export const VIEW_SERVERS = 'toolRouter.servers';

@@ -10,6 +10,8 @@ export function run(): Promise<void> {
   mocha.suite.emit('pre-require', globalThis, 'extension-tests', mocha);
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- must load after pre-require, so not a static import
   require('./extension.test');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+  require('./chat.test');
   return new Promise((resolve, reject) => {
     mocha.run((failures) => (failures > 0 ? reject(new Error(`${failures} extension test(s) failed`)) : resolve()));
   });

@@ -1,0 +1,110 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { RouterService } from './routerService';
+import type { SelectionService } from './selectionService';
+import { SETTINGS_SECTION, SETTING_DEFAULTS } from './settings';
+
+/**
+ * The router for Copilot's agent mode and other MCP clients: two language-model tools (search and call)
+ * so an agent can find and use any routed tool without loading all of them, and the router's gateway
+ * (`mcp-tool-router serve --dynamic`) registered as an MCP server through VS Code's definition provider.
+ */
+
+/** Search results returned to an agent by default, and at most. */
+const DEFAULT_SEARCH_LIMIT = 10;
+const MAX_SEARCH_LIMIT = 50;
+
+interface SearchInput {
+  query: string;
+  limit?: number;
+}
+
+interface CallInput {
+  name: string;
+  arguments?: unknown;
+}
+
+function text(value: string): vscode.LanguageModelToolResult {
+  return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(value)]);
+}
+
+export function registerAgentTools(service: RouterService, selection: SelectionService): vscode.Disposable {
+  const search = vscode.lm.registerTool<SearchInput>('toolRouter_searchTools', {
+    async invoke(options) {
+      const query = typeof options.input?.query === 'string' ? options.input.query.trim() : '';
+      if (!query) return text('Give a non-empty "query": what the tool should do.');
+      const limit = Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(Number(options.input.limit ?? DEFAULT_SEARCH_LIMIT)) || DEFAULT_SEARCH_LIMIT));
+      const result = await selection.select(query);
+      const names = result.ranking.length ? result.ranking.map((r) => r.name) : result.tools.map((t) => t.name);
+      const scoreOf = new Map(result.ranking.map((r) => [r.name, r.score]));
+      const found = names.slice(0, limit).flatMap((name) => {
+        const tool = service.router.getTool(name);
+        return tool ? [{ name, server: tool.server, description: tool.originalDescription, score: Number((scoreOf.get(name) ?? 0).toFixed(3)), inputSchema: tool.inputSchema, destructive: tool.annotations.destructiveHint === true }] : [];
+      });
+      return text(JSON.stringify({ query, method: result.method, tools: found }, null, 2));
+    },
+  });
+  const call = vscode.lm.registerTool<CallInput>('toolRouter_callTool', {
+    prepareInvocation(options) {
+      const tool = typeof options.input?.name === 'string' ? service.router.getTool(options.input.name) : undefined;
+      if (!tool) return undefined;
+      return {
+        invocationMessage: vscode.l10n.t('Calling {0}', tool.name),
+        ...(tool.annotations.readOnlyHint
+          ? {}
+          : { confirmationMessages: { title: vscode.l10n.t('Run {0}?', tool.name), message: new vscode.MarkdownString(`${tool.description}\n\n\`\`\`json\n${JSON.stringify(options.input.arguments ?? {}, null, 2)}\n\`\`\``) } }),
+      };
+    },
+    async invoke(options, token) {
+      const name = typeof options.input?.name === 'string' ? options.input.name : '';
+      if (!name) return text('Give the "name" of the tool to call (see toolRouter_searchTools).');
+      const controller = new AbortController();
+      token.onCancellationRequested(() => controller.abort());
+      const envelope = await service.router.call(name, options.input.arguments ?? {}, { signal: controller.signal });
+      return text(JSON.stringify(envelope, null, 2));
+    },
+  });
+  return vscode.Disposable.from(search, call);
+}
+
+/**
+ * Offers the gateway to VS Code as an MCP server. It runs the CLI on VS Code's own Node runtime with the
+ * same server configuration (the workspace mcp.json files and the toolRouter.servers setting).
+ */
+export function registerGatewayDefinition(context: vscode.ExtensionContext): vscode.Disposable {
+  const changed = new vscode.EventEmitter<void>();
+  const provider = vscode.lm.registerMcpServerDefinitionProvider('toolRouter.gateway', {
+    onDidChangeMcpServerDefinitions: changed.event,
+    provideMcpServerDefinitions: async () => {
+      const configs: string[] = [];
+      for (const folder of vscode.workspace.workspaceFolders ?? []) {
+        const file = vscode.Uri.joinPath(folder.uri, '.vscode', 'mcp.json');
+        try {
+          await vscode.workspace.fs.stat(file);
+          configs.push(file.fsPath);
+        } catch {
+          // no mcp.json in this folder
+        }
+      }
+      const fromSettings = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<Record<string, unknown>>('servers', SETTING_DEFAULTS.servers);
+      if (Object.keys(fromSettings).length > 0) {
+        const dir = context.globalStorageUri.fsPath;
+        mkdirSync(dir, { recursive: true });
+        const file = path.join(dir, 'gateway-servers.json');
+        writeFileSync(file, JSON.stringify('servers' in fromSettings || 'mcpServers' in fromSettings ? fromSettings : { servers: fromSettings }));
+        configs.push(file);
+      }
+      if (configs.length === 0) return [];
+      const cli = vscode.Uri.joinPath(context.extensionUri, 'dist', 'cli.js').fsPath;
+      const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+      const args = [cli, 'serve', '--dynamic', ...configs.flatMap((c) => ['--config', c]), ...(workspace ? ['--workspace', workspace] : [])];
+      // VS Code's own executable runs plain Node scripts with ELECTRON_RUN_AS_NODE.
+      return [new vscode.McpStdioServerDefinition('MCP Tool Router', process.execPath, args, { ELECTRON_RUN_AS_NODE: '1' })];
+    },
+  });
+  const watcher = vscode.workspace.onDidChangeConfiguration((e) => {
+    if (e.affectsConfiguration(`${SETTINGS_SECTION}.servers`)) changed.fire();
+  });
+  return vscode.Disposable.from(provider, watcher, changed);
+}

@@ -1,0 +1,128 @@
+/**
+ * The @router participant end to end in real VS Code, with real MCP servers and a FAKE scripted model
+ * (test/extension/fakeModelProvider, registered through the language-model provider API). VS Code has no
+ * public way to send a chat request to a participant from a test, so the tests call the participant's
+ * handler with the real model object and a recording stand-in for the response stream.
+ */
+import assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { ToolRouterApi } from '../../../src/extension/extension';
+import { COMMANDS } from '../../../src/extension/settings';
+
+interface FakeModelApi {
+  setScript(steps: Array<{ text?: string; toolCalls?: Array<{ name: string; input: object }> }>): void;
+  readonly requests: ReadonlyArray<{ tools: string[]; toolMode: number | undefined; messages: number; lastUserText: string }>;
+}
+
+/** Records what the participant streams; a real ChatResponseStream cannot be made outside a chat view. */
+class RecordingStream {
+  readonly markdowns: string[] = [];
+  readonly progressMessages: string[] = [];
+  markdown(value: string | vscode.MarkdownString): void {
+    this.markdowns.push(typeof value === 'string' ? value : value.value);
+  }
+  progress(value: string): void {
+    this.progressMessages.push(value);
+  }
+}
+
+async function apis(): Promise<{ router: ToolRouterApi; fake: FakeModelApi; model: vscode.LanguageModelChat }> {
+  const router = vscode.extensions.getExtension<ToolRouterApi>('mcp-tool-router.mcp-tool-router')!;
+  const fakeExt = vscode.extensions.getExtension<FakeModelApi>('mcp-tool-router-tests.tool-router-fake-model');
+  assert.ok(fakeExt, 'the fake model extension is loaded');
+  const fake = fakeExt.isActive ? fakeExt.exports : await fakeExt.activate();
+  const api = router.isActive ? router.exports : await router.activate();
+  await api.whenSettled();
+  const [model] = await vscode.lm.selectChatModels({ vendor: 'tool-router-test-fake' });
+  assert.ok(model, 'the fake model is registered');
+  return { router: api, fake, model };
+}
+
+async function ask(api: ToolRouterApi, model: vscode.LanguageModelChat, prompt: string): Promise<{ stream: RecordingStream; result: vscode.ChatResult }> {
+  const stream = new RecordingStream();
+  const request = { prompt, model, toolReferences: [], references: [], command: undefined, id: `req-${Date.now()}` } as unknown as vscode.ChatRequest;
+  const context = { history: [] } as unknown as vscode.ChatContext;
+  const token = new vscode.CancellationTokenSource().token;
+  const result = (await api.participant.handler(request, context, stream as unknown as vscode.ChatResponseStream, token)) as vscode.ChatResult;
+  return { stream, result };
+}
+
+describe('@router chat participant (with a fake scripted model)', function () {
+  this.timeout(90_000);
+
+  it('offers only the selected tools, routes the call, feeds the result back, and makes used tools sticky', async () => {
+    const { router, fake, model } = await apis();
+    const engine = await router.selection.getEngine();
+    await engine.index?.whenReady();
+    fake.setScript([{ toolCalls: [{ name: 'everything_echo', input: { message: 'routed' } }] }, { text: 'The tool said: {last}' }]);
+    const { stream, result } = await ask(router, model, 'please echo the word routed back to me');
+    const offered = fake.requests[0]!.tools;
+    assert.ok(offered.includes('everything_echo'), JSON.stringify(offered));
+    assert.ok(offered.length < router.service.router.listTools().length, `only selected tools are offered (${offered.length})`);
+    assert.match(stream.markdowns.join(''), /The tool said: Echo: routed/);
+    assert.deepEqual((result.metadata as { calls: string[] }).calls, ['everything_echo']);
+
+    fake.setScript([{ text: 'ok' }]);
+    await ask(router, model, 'what is the weather like on mars');
+    assert.ok(fake.requests[0]!.tools.includes('everything_echo'), 'the tool used last turn is sticky');
+  });
+
+  it('stops a loop and tells the model what to do instead', async () => {
+    const { router, fake, model } = await apis();
+    const same = { toolCalls: [{ name: 'everything_echo', input: { message: 'again' } }] };
+    fake.setScript([same, same, same, same, { text: 'final: {last}' }]);
+    const { stream } = await ask(router, model, 'echo again and again');
+    const turn = router.participant.history.at(-1)!;
+    assert.equal(turn.result.calls.filter((c) => c.envelope.ok).length, 3);
+    assert.equal(turn.result.warnings.filter((w) => w.kind === 'loop').length, 1);
+    assert.match(stream.markdowns.join(''), /final: LOOP_DETECTED/);
+  });
+
+  it('retries an answer that claims an action no tool performed', async () => {
+    const { router, fake, model } = await apis();
+    fake.setScript([{ text: "I've sent the message to Bob." }, { toolCalls: [{ name: 'everything_echo', input: { message: 'for real' } }] }, { text: 'Now it is done.' }]);
+    const { stream } = await ask(router, model, 'echo for real');
+    assert.equal(fake.requests[1]!.toolMode, vscode.LanguageModelChatToolMode.Required);
+    assert.match(stream.markdowns.join(''), /Now it is done\./);
+    assert.ok(router.participant.history.at(-1)!.result.warnings.some((w) => w.kind === 'hallucination'));
+  });
+
+  it('pauses on a cost spike over the cap and answers "paused" until resumed', async () => {
+    const { router, fake, model } = await apis();
+    const config = vscode.workspace.getConfiguration('toolRouter');
+    try {
+      await config.update('cost.hourlyTokenCap', 200, vscode.ConfigurationTarget.Workspace);
+      await new Promise((r) => setTimeout(r, 300));
+      fake.setScript([{ text: 'x'.repeat(2000) }]);
+      const first = await ask(router, model, 'write a lot');
+      assert.match(first.stream.markdowns.join(''), /paused/i);
+      fake.setScript([{ text: 'should not be asked' }]);
+      const second = await ask(router, model, 'anything');
+      assert.match(second.stream.markdowns.join(''), /paused/i);
+      assert.equal(fake.requests.length, 0, 'the model was not called while paused');
+    } finally {
+      await config.update('cost.hourlyTokenCap', undefined, vscode.ConfigurationTarget.Workspace);
+      await vscode.commands.executeCommand(COMMANDS.resetCostWindow);
+    }
+    fake.setScript([{ text: 'back' }]);
+    const after = await ask(router, model, 'hello again');
+    assert.match(after.stream.markdowns.join(''), /back/);
+  });
+
+  it('gives a clear message when a server dies mid-turn', async () => {
+    const { router, fake, model } = await apis();
+    const everything = router.service.router.getConnection('everything')!;
+    const pid = everything.status.pid;
+    assert.ok(pid, 'the server runs as a process');
+    fake.setScript([{ toolCalls: [{ name: 'everything_trigger-long-running-operation', input: { duration: 10, steps: 5 } }] }, { text: 'result: {last}' }]);
+    const pending = ask(router, model, 'run the long operation');
+    // The operation takes 10 s; a second in, the server process is killed under the call.
+    await new Promise((r) => setTimeout(r, 1000));
+    process.kill(pid, 'SIGKILL');
+    const { stream } = await pending;
+    assert.match(stream.markdowns.join(''), /result: SERVER_RESTARTED: Server "everything" stopped while/);
+    const deadline = Date.now() + 30_000;
+    while (everything.status.state !== 'ready' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(everything.status.state, 'ready', 'the server came back');
+  });
+});
