@@ -87,7 +87,7 @@ describe('@router chat participant (with a fake scripted model)', function () {
     assert.ok(router.participant.history.at(-1)!.result.warnings.some((w) => w.kind === 'hallucination'));
   });
 
-  it('pauses on a cost spike over the cap and answers "paused" until resumed', async () => {
+  it('pauses when the hourly token cap is crossed, answers "paused" without the model, and goes on after a reset', async () => {
     const { router, fake, model } = await apis();
     const config = vscode.workspace.getConfiguration('toolRouter');
     try {
@@ -107,6 +107,20 @@ describe('@router chat participant (with a fake scripted model)', function () {
     fake.setScript([{ text: 'back' }]);
     const after = await ask(router, model, 'hello again');
     assert.match(after.stream.markdowns.join(''), /back/);
+  });
+
+  it('offers search and call as language-model tools for agent mode', async () => {
+    await apis();
+    const names = vscode.lm.tools.map((t) => t.name);
+    assert.ok(names.includes('toolRouter_searchTools') && names.includes('toolRouter_callTool'), JSON.stringify(names));
+    const token = new vscode.CancellationTokenSource().token;
+    const found = await vscode.lm.invokeTool('toolRouter_searchTools', { input: { query: 'echo a message back', limit: 5 }, toolInvocationToken: undefined }, token);
+    const searchText = found.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+    const parsed = JSON.parse(searchText) as { tools: Array<{ name: string; inputSchema: unknown }> };
+    assert.ok(parsed.tools.length <= 5 && parsed.tools.some((t) => t.name === 'everything_echo' && t.inputSchema), searchText);
+    const called = await vscode.lm.invokeTool('toolRouter_callTool', { input: { name: 'everything_echo', arguments: { message: 'agent mode' } }, toolInvocationToken: undefined }, token);
+    const callText = called.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+    assert.match(callText, /"ok": true[\s\S]*Echo: agent mode/);
   });
 
   it('gives a clear message when a server dies mid-turn', async () => {
