@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parseMcpConfig } from '../src/core/config/mcpConfigParser';
-import { loadQueriesFile, loadToolsFile, type DataQuery } from '../src/core/selection/retrievalData';
+import { loadQueriesFile, loadToolsFile, SELECTION_DEV_SETS, type DataQuery } from '../src/core/selection/retrievalData';
 import { createSelectionEngine } from '../src/core/selection/selectionEngine';
 import { catalogueFromData } from '../src/core/selection/selectionEvaluation';
 import { estimateToolTokens, type SelectableTool, type Selection } from '../src/core/selection/selectionTypes';
@@ -23,12 +23,7 @@ import { ToolRouter } from '../src/core/toolRouter';
 const ROOT = path.resolve(__dirname, '..', '..');
 const DATA = path.resolve(ROOT, '..', 'shared', 'data');
 const SERVERS = path.join(ROOT, 'node_modules', '@modelcontextprotocol');
-const DEV_SETS = [
-  { key: 'metatool_multi', folder: 'metatool', split: 'multi' },
-  { key: 'seal_test_out_domain', folder: 'seal-tools', split: 'test_out_domain' },
-  { key: 'bfcl_live_multiple', folder: 'bfcl', split: 'live_multiple' },
-  { key: 'bfcl_parallel_multiple', folder: 'bfcl', split: 'parallel_multiple' },
-] as const;
+const DEV_SETS = SELECTION_DEV_SETS;
 const REFERENCE_SET = 'reference_servers';
 /** The reference servers' first start can be slow; they are local, so a minute is plenty. */
 const SERVER_START_MS = 60_000;

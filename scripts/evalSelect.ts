@@ -9,7 +9,7 @@
  */
 import * as path from 'node:path';
 import { LexicalRanker } from '../src/core/selection/lexicalRanker';
-import { loadQueriesFile, loadToolsFile, METRIC_NAMES, retrievalMetrics, type DataQuery, type Metrics } from '../src/core/selection/retrievalData';
+import { loadQueriesFile, loadToolsFile, METRIC_NAMES, retrievalMetrics, SELECTION_DEV_SETS, type DataQuery, type Metrics } from '../src/core/selection/retrievalData';
 import { createSelectionEngine } from '../src/core/selection/selectionEngine';
 import { catalogueFromData, evaluateSelection, selectedRecall } from '../src/core/selection/selectionEvaluation';
 import { rankableFor } from '../src/core/selection/toolIndex';
@@ -17,12 +17,7 @@ import type { SelectionOptions } from '../src/core/selection/toolSelector';
 
 const ROOT = path.resolve(__dirname, '..');
 const DATA = path.resolve(ROOT, '..', 'shared', 'data');
-const SETS = [
-  { key: 'metatool_multi', folder: 'metatool', split: 'multi' },
-  { key: 'seal_test_out_domain', folder: 'seal-tools', split: 'test_out_domain' },
-  { key: 'bfcl_live_multiple', folder: 'bfcl', split: 'live_multiple' },
-  { key: 'bfcl_parallel_multiple', folder: 'bfcl', split: 'parallel_multiple' },
-] as const;
+const SETS = SELECTION_DEV_SETS;
 const RANKED = 50;
 
 interface Row {

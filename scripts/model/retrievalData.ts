@@ -4,7 +4,7 @@
  * is src/core/selection/retrievalData.ts, the same code every evaluation of the project uses.
  */
 import path from 'node:path';
-import { loadQueriesFile, loadToolsFile, type DataQuery, type DataTool } from '../../src/core/selection/retrievalData';
+import { loadQueriesFile, loadToolsFile, SELECTION_DEV_SETS, type DataQuery, type DataTool } from '../../src/core/selection/retrievalData';
 
 export { METRIC_NAMES, readJsonl, retrievalMetrics, round1, type DataQuery, type DataTool, type Metrics } from '../../src/core/selection/retrievalData';
 
@@ -21,11 +21,7 @@ export function loadQueries(folder: string, split: string): DataQuery[] {
 }
 
 /** The measurement sets of issue 9: never trained on. */
-export const MEASUREMENT_SETS = [
-  { key: 'metatool_multi', label: 'metatool multi', folder: 'metatool', split: 'multi' },
-  { key: 'seal_test_out_domain', label: 'seal-tools test_out_domain', folder: 'seal-tools', split: 'test_out_domain' },
-  { key: 'bfcl_live_multiple', label: 'bfcl live_multiple', folder: 'bfcl', split: 'live_multiple' },
-] as const;
+export const MEASUREMENT_SETS = SELECTION_DEV_SETS.slice(0, 3);
 
 /** Ids of the top `k` scores, ties in catalogue order (the same order for every method). */
 export function topIds(scores: ArrayLike<number>, ids: readonly string[], k: number): string[] {

@@ -88,6 +88,17 @@ export function loadQueriesFile(file: string, split?: string): DataQuery[] {
     });
 }
 
+/**
+ * The dev sets selection is measured on (../shared/data): eval:select, bench:tokens and, for the first
+ * three, eval:model. None of them is ever trained on.
+ */
+export const SELECTION_DEV_SETS = [
+  { key: 'metatool_multi', label: 'metatool multi', folder: 'metatool', split: 'multi' },
+  { key: 'seal_test_out_domain', label: 'seal-tools test_out_domain', folder: 'seal-tools', split: 'test_out_domain' },
+  { key: 'bfcl_live_multiple', label: 'bfcl live_multiple', folder: 'bfcl', split: 'live_multiple' },
+  { key: 'bfcl_parallel_multiple', label: 'bfcl parallel_multiple', folder: 'bfcl', split: 'parallel_multiple' },
+] as const;
+
 export type MetricName = 'recall@5' | 'recall@10' | 'recall@25' | 'all@25' | 'ndcg@10';
 export const METRIC_NAMES: readonly MetricName[] = ['recall@5', 'recall@10', 'recall@25', 'all@25', 'ndcg@10'];
 export type Metrics = Record<MetricName, number>;
