@@ -38,6 +38,20 @@ const extension = await esbuild.build({
 // The notices list exactly the packages that end up inside the extension bundle.
 await writeFile('dist/extension.meta.json', JSON.stringify(extension.metafile));
 
+// The Tool Router panel's webview script: a browser bundle (an IIFE, no module loader in a webview).
+// The stylesheet media/panel.css is hand-written and ships as is.
+await esbuild.build({
+  bundle: true,
+  platform: 'browser',
+  target: 'es2022',
+  format: 'iife',
+  sourcemap: false,
+  minify: production,
+  logLevel: 'warning',
+  entryPoints: ['src/webview/main.ts'],
+  outfile: 'media/panel.js',
+});
+
 // The extension-host test suite, loaded by VS Code from out/test; mocha comes from node_modules.
 await esbuild.build({
   ...nodeBundle,

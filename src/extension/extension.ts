@@ -6,10 +6,11 @@ import { CostMonitor, type CostLimits } from '../core/guards/costMonitor';
 import { LoopDetector } from '../core/guards/loopDetector';
 import { registerAgentTools, registerGatewayDefinition } from './agentTools';
 import { PARTICIPANT_ID, RouterParticipant } from './chatParticipant';
+import { RouterPanel } from './routerPanel';
 import { downloadModel, explainSelection, setEmbeddingsApiKey } from './selectionCommands';
 import { SelectionService } from './selectionService';
 import { ServerStatusBar } from './serverStatusBar';
-import { COMMANDS, SETTINGS_SECTION, SETTING_DEFAULTS, VIEW_SERVERS } from './settings';
+import { COMMANDS, SETTINGS_SECTION, SETTING_DEFAULTS, VIEW_PANEL, VIEW_SERVERS } from './settings';
 
 /**
  * Activation is kept light: commands, the tree and the status bar are registered at once, and servers
@@ -21,6 +22,10 @@ export interface ToolRouterApi {
   readonly service: RouterService;
   readonly selection: SelectionService;
   readonly participant: RouterParticipant;
+  /** The cost window `@router` charges (tests push it over its limits). */
+  readonly cost: CostMonitor;
+  /** The Tool Router panel's provider (tests read its counters). */
+  readonly panel: RouterPanel;
   /** Resolves when the configuration has been loaded and servers have had `timeoutMs` to settle. */
   whenSettled(timeoutMs?: number): Promise<void>;
 }
@@ -34,7 +39,9 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
   const tree = new ServerTreeProvider(service);
   const selection = new SelectionService(context, service);
   const cost = new CostMonitor(costLimits());
-  const participant = new RouterParticipant(service, selection, cost, new LoopDetector({ perTool: vscode.workspace.getConfiguration(SETTINGS_SECTION).get('loops.perTool', SETTING_DEFAULTS['loops.perTool']) }));
+  const loops = new LoopDetector({ perTool: vscode.workspace.getConfiguration(SETTINGS_SECTION).get('loops.perTool', SETTING_DEFAULTS['loops.perTool']) });
+  const participant = new RouterParticipant(service, selection, cost, loops);
+  const panel = new RouterPanel(context.extensionUri, service, selection, participant, cost, loops);
   const chat = vscode.chat.createChatParticipant(PARTICIPANT_ID, participant.handler);
   chat.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.png');
   context.subscriptions.push(
@@ -42,15 +49,23 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
     chat,
     registerAgentTools(service, selection),
     registerGatewayDefinition(context),
+    panel,
+    vscode.window.registerWebviewViewProvider(VIEW_PANEL, panel),
+    vscode.commands.registerCommand(COMMANDS.showPanel, () => panel.show()),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(`${SETTINGS_SECTION}.cost`)) cost.configure(costLimits());
+      if (e.affectsConfiguration(`${SETTINGS_SECTION}.cost`)) {
+        cost.configure(costLimits());
+        panel.refreshCost();
+      }
     }),
     vscode.commands.registerCommand(COMMANDS.resume, () => {
       cost.resume();
+      panel.refreshCost();
       void vscode.window.showInformationMessage(vscode.l10n.t('MCP Tool Router resumed.'));
     }),
     vscode.commands.registerCommand(COMMANDS.resetCostWindow, () => {
       cost.resetWindow();
+      panel.refreshCost();
       void vscode.window.showInformationMessage(vscode.l10n.t('MCP Tool Router: the cost window was reset.'));
     }),
     service,
@@ -81,6 +96,8 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
     service,
     selection,
     participant,
+    cost,
+    panel,
     whenSettled: async (timeoutMs = DEFAULT_SETTLE_MS) => {
       await loaded;
       await service.router.whenSettled(timeoutMs);

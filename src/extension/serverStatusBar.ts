@@ -39,7 +39,10 @@ export class ServerStatusBar implements vscode.Disposable {
     const lines = statuses.map((s) => `${s.name}: ${s.state}${s.state === 'ready' ? ` (${s.toolCount})` : ''}`);
     const errors = this.service.configIssues.filter((i) => i.severity === 'error').length;
     if (errors) lines.push(vscode.l10n.t('{0} configuration error(s): see the MCP Tool Router log', errors));
-    this.item.tooltip = `${vscode.l10n.t('MCP Tool Router servers')}\n${lines.join('\n')}`;
+    // A trusted link for one command only: the tooltip opens the panel, the click lists the servers.
+    const tooltip = new vscode.MarkdownString(`${vscode.l10n.t('MCP Tool Router servers')}\n\n${lines.map((l) => `- ${escapeMarkdown(l)}`).join('\n')}\n\n[${vscode.l10n.t('Show Tool Router Panel')}](command:${COMMANDS.showPanel})`);
+    tooltip.isTrusted = { enabledCommands: [COMMANDS.showPanel] };
+    this.item.tooltip = tooltip;
     this.item.backgroundColor = failed > 0 || errors > 0 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.item.show();
   }
@@ -47,4 +50,9 @@ export class ServerStatusBar implements vscode.Disposable {
   dispose(): void {
     this.disposables.forEach((d) => d.dispose());
   }
+}
+
+/** Server names and reasons come from config files: shown as text, never as markdown. */
+function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!<>|]/g, '\\$&');
 }

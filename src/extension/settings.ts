@@ -82,6 +82,9 @@ export const COMMANDS = {
   setEmbeddingsApiKey: 'toolRouter.setEmbeddingsApiKey',
   resume: 'toolRouter.resume',
   resetCostWindow: 'toolRouter.resetCostWindow',
+  showPanel: 'toolRouter.showPanel',
 } as const;
 
 export const VIEW_SERVERS = 'toolRouter.servers';
+/** The Tool Router panel (a webview view): selection, cost window, guard warnings, servers. */
+export const VIEW_PANEL = 'toolRouter.panel';

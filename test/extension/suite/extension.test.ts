@@ -3,7 +3,9 @@
  * desktop VS Code through @vscode/test-electron) against real MCP servers from npm.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
+import * as http from 'node:http';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CallEnvelope } from '../../../src/core/callEnvelope';
@@ -126,6 +128,30 @@ describe('MCP Tool Router in VS Code', function () {
     assert.ok(result.tools.some((t) => t.name === 'everything_echo'), JSON.stringify(result.tools.map((t) => t.name)));
     for (const t of result.tools) assert.ok(t.reason.length > 0 && t.stages.length > 0, `${t.name} has a reason and stages`);
     assert.ok(result.tokens.selected < result.tokens.catalogue);
+  });
+
+  it('downloads a model folder from a URL with a SHA-256 check (Download Model… against a local server)', async () => {
+    const modelDir = path.join(REPO, 'media', 'model');
+    const server = http.createServer((req, res) => {
+      const file = path.join(modelDir, path.basename(decodeURIComponent(req.url ?? '')));
+      readFile(file).then(
+        (body) => res.writeHead(200, { 'content-length': body.length }).end(body),
+        () => res.writeHead(404).end(),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const sha256 = createHash('sha256').update(await readFile(path.join(modelDir, 'model.onnx'))).digest('hex');
+      const dest = await vscode.commands.executeCommand<string>(COMMANDS.downloadModel, { url: `http://127.0.0.1:${port}/models/default/`, sha256, name: 'downloaded-test-model', use: false });
+      assert.ok(dest, 'the command returned the model folder');
+      assert.equal(createHash('sha256').update(await readFile(path.join(dest, 'model.onnx'))).digest('hex'), sha256);
+      assert.ok((await readFile(path.join(dest, 'tokenizer.json'))).length > 0);
+      const wrong = await vscode.commands.executeCommand<string | undefined>(COMMANDS.downloadModel, { url: `http://127.0.0.1:${port}/models/default/`, sha256: '0'.repeat(64), name: 'bad-test-model', use: false });
+      assert.equal(wrong, undefined, 'a SHA-256 mismatch is refused');
+    } finally {
+      server.close();
+    }
   });
 
   it('restarts a server through the Restart Server command', async () => {

@@ -1,0 +1,44 @@
+// Test only, never shipped. Runs one @router turn with the FAKE scripted model
+// (test/extension/fakeModelProvider), through the same participant handler the chat view calls, as the
+// extension-host chat tests do. It exists because code-server's chat view offers no model without a
+// Copilot sign-in, so the browser test cannot send `@router …` from the chat input.
+// CommonJS because the extension host loads it with require().
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the extension host require()s extensions
+const vscode = require('vscode');
+
+const ROUTER_ID = 'mcp-tool-router.mcp-tool-router';
+const FAKE_ID = 'mcp-tool-router-tests.tool-router-fake-model';
+
+/** The scripted turns: each a prompt and the fake model's answers, step by step. */
+const ECHO = { toolCalls: [{ name: 'everything_echo', input: { message: 'panel' } }] };
+const LOOP = { toolCalls: [{ name: 'everything_echo', input: { message: 'again' } }] };
+const TURNS = {
+  echoTurn: { prompt: 'please echo the word panel back to me', script: [ECHO, { text: 'The tool said: {last}' }] },
+  loopTurn: { prompt: 'echo again and again', script: [LOOP, LOOP, LOOP, LOOP, { text: 'final: {last}' }] },
+};
+
+async function runTurn(which) {
+  const routerExt = vscode.extensions.getExtension(ROUTER_ID);
+  const fakeExt = vscode.extensions.getExtension(FAKE_ID);
+  if (!routerExt || !fakeExt) throw new Error(`missing ${routerExt ? FAKE_ID : ROUTER_ID}`);
+  const router = routerExt.isActive ? routerExt.exports : await routerExt.activate();
+  const fake = fakeExt.isActive ? fakeExt.exports : await fakeExt.activate();
+  await router.whenSettled();
+  const [model] = await vscode.lm.selectChatModels({ vendor: 'tool-router-test-fake' });
+  if (!model) throw new Error('the fake model is not registered');
+  const { prompt, script } = TURNS[which];
+  fake.setScript(script);
+  const text = [];
+  const stream = { markdown: (v) => text.push(typeof v === 'string' ? v : v.value), progress: () => undefined };
+  const request = { prompt, model, toolReferences: [], references: [], command: undefined, id: `panel-test-${Date.now()}` };
+  await router.participant.handler(request, { history: [] }, stream, new vscode.CancellationTokenSource().token);
+  void vscode.window.showInformationMessage(`Panel test turn "${which}" finished: ${text.join('').slice(0, 80)}`);
+}
+
+function activate(context) {
+  for (const which of Object.keys(TURNS)) {
+    context.subscriptions.push(vscode.commands.registerCommand(`toolRouterPanelTest.${which}`, () => runTurn(which)));
+  }
+}
+
+module.exports = { activate };
