@@ -62,7 +62,7 @@ await esbuild.build({
 
 // Benchmarks run the same bundled code that ships, not the TypeScript through a loader.
 if (process.argv.includes('--bench')) {
-  for (const name of ['routerBench', 'embedBench', 'selectBench', 'tokenBench']) {
+  for (const name of ['routerBench', 'embedBench', 'selectBench', 'tokenBench', 'loadBench']) {
     await esbuild.build({ ...nodeBundle, sourcemap: false, entryPoints: [`bench/${name}.ts`], outfile: `out/bench/${name}.js` });
   }
 }

@@ -36,6 +36,7 @@ Options:
   --wait MS          how long to wait for servers to start (default 60000)
   --verbose          print server logs to stderr
   --dynamic          serve: also list the last search's top tools, announced with tools/list_changed
+  --no-quarantine    serve: keep tools flagged as poisoned (high severity) in search results (see SECURITY.md)
   --embeddings P     local (default), ollama, openai or none (keywords only)
   --model M          "default" (the bundled model), a model folder, or an endpoint's model name
   --endpoint URL     the ollama / openai-compatible endpoint
@@ -57,6 +58,8 @@ interface CliOptions {
   inputs: Map<string, string>;
   verbose: boolean;
   dynamic: boolean;
+  /** serve: leave tools with a high-severity poisoning flag out of search (off with --no-quarantine). */
+  quarantine: boolean;
   toolsFile?: string;
   queriesFile?: string;
   split?: string;
@@ -68,7 +71,7 @@ interface CliOptions {
 export class UsageError extends Error {}
 
 export function parseCliArgs(argv: readonly string[]): CliOptions {
-  const opts: CliOptions = { command: '', positional: [], configs: [], json: false, waitMs: DEFAULT_STARTUP_WAIT_MS, workspace: process.cwd(), inputs: new Map(), verbose: false, dynamic: false, embeddings: { ...DEFAULT_EMBEDDING_SETTINGS } };
+  const opts: CliOptions = { command: '', positional: [], configs: [], json: false, waitMs: DEFAULT_STARTUP_WAIT_MS, workspace: process.cwd(), inputs: new Map(), verbose: false, dynamic: false, quarantine: true, embeddings: { ...DEFAULT_EMBEDDING_SETTINGS } };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = (): string => {
@@ -106,6 +109,9 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         break;
       case '--dynamic':
         opts.dynamic = true;
+        break;
+      case '--no-quarantine':
+        opts.quarantine = false;
         break;
       case '--tools':
         opts.toolsFile = value();
@@ -246,7 +252,7 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
   for (const issue of loaded.issues) err(`${formatConfigIssue(issue)}\n`);
   if (loaded.servers.length === 0 && loaded.issues.some((i) => i.severity === 'error') && opts.command !== 'servers') return EXIT_CODES.usage;
   if (opts.command === 'serve') {
-    return runServe({ servers: loaded.servers, dynamic: opts.dynamic, verbose: opts.verbose, waitMs: opts.waitMs, embeddings: opts.embeddings, ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}) }, err);
+    return runServe({ servers: loaded.servers, dynamic: opts.dynamic, quarantine: opts.quarantine, verbose: opts.verbose, waitMs: opts.waitMs, embeddings: opts.embeddings, ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}) }, err);
   }
 
   const router = new ToolRouter({ ...(opts.verbose ? { onLog: (server: string, line: string) => err(`[${server}] ${line}\n`) } : {}) });

@@ -6,6 +6,7 @@ import type { ServerDefinition } from '../core/config/serverConfig';
 import { describeState, type ServerState } from '../core/connection/serverConnection';
 import { RouterGateway } from '../core/gateway/routerGateway';
 import { createSelectionEngine } from '../core/selection/selectionEngine';
+import { inspectExposedTools, quarantineOf } from '../core/security/toolPoisoning';
 import { ToolRouter } from '../core/toolRouter';
 import { defaultCacheDir, projectRoot, type SelectCliOptions } from './selectCommands';
 
@@ -21,6 +22,8 @@ export interface ServeOptions extends Omit<SelectCliOptions, 'json'> {
   readonly verbose: boolean;
   /** How long a search or call waits for servers that are still starting. */
   readonly waitMs: number;
+  /** Keep tools with a high-severity poisoning flag out of search (default true; `--no-quarantine`). */
+  readonly quarantine?: boolean;
 }
 
 /** After shutdown, a handle left open by a library must not keep a gateway nobody talks to alive. */
@@ -29,8 +32,27 @@ const SHUTDOWN_GRACE_MS = 5_000;
 export async function runServe(opts: ServeOptions, err: (s: string) => void): Promise<number> {
   const log = (message: string): void => err(`mcp-tool-router serve: ${message}\n`);
   guardStdout();
-  const engine = await createSelectionEngine({ embeddings: opts.embeddings, root: projectRoot(), cacheFolder: opts.cacheDir ?? defaultCacheDir(), log });
+  let quarantined: ReadonlyMap<string, string> = new Map();
+  const engine = await createSelectionEngine({
+    embeddings: opts.embeddings,
+    root: projectRoot(),
+    cacheFolder: opts.cacheDir ?? defaultCacheDir(),
+    log,
+    ...(opts.quarantine === false ? {} : { quarantine: () => quarantined }),
+  });
   const router = new ToolRouter(opts.verbose ? { onLog: (server, line) => err(`[${server}] ${line}\n`) } : {});
+  const loggedFlags = new Set<string>();
+  const offFlags = router.onDidChangeTools((tools) => {
+    const flags = inspectExposedTools(tools);
+    quarantined = quarantineOf(flags);
+    for (const [name, list] of flags) {
+      for (const f of list) {
+        if (loggedFlags.has(`${name}\u0000${f.reason}`)) continue;
+        loggedFlags.add(`${name}\u0000${f.reason}`);
+        log(`tool "${name}" flagged (${f.severity}, ${f.kind}${f.severity === 'high' && opts.quarantine !== false ? '; quarantined from search' : ''}): ${f.reason}`);
+      }
+    }
+  });
   const states = new Map<string, ServerState>();
   const offStatus = router.onDidChangeServerStatus((s) => {
     if (states.get(s.name) === s.state) return;
@@ -39,7 +61,7 @@ export async function runServe(opts: ServeOptions, err: (s: string) => void): Pr
   });
   const gateway = new RouterGateway(router, engine, { dynamicSubset: opts.dynamic, startupWaitMs: opts.waitMs, serverInfo: { name: 'mcp-tool-router', version: packageVersion() }, log });
 
-  const cleanups: Array<() => void> = [offStatus];
+  const cleanups: Array<() => void> = [offStatus, offFlags];
   const stopped = new Promise<string>((resolve) => {
     const on = (emitter: NodeJS.EventEmitter, event: string, reason: string): void => {
       const listener = (): void => resolve(reason);

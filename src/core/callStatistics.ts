@@ -4,6 +4,11 @@
 
 /** The last 1,000 calls per tool, as in the seeds: enough for a stable p99, small enough to keep in memory. */
 export const STATS_WINDOW = 1000;
+/**
+ * Tools with statistics kept at most; the least recently called go first. Servers can invent new tool
+ * names without end (a soak of list changes grew the heap by ~1 MB per simulated half hour before this).
+ */
+export const MAX_TRACKED_TOOLS = 2000;
 
 export interface Percentiles {
   readonly p50: number;
@@ -49,10 +54,14 @@ export class CallStatistics {
 
   record(tool: string, latencyMs: number, bytes: number, ok: boolean): void {
     let entry = this.tools.get(tool);
-    if (!entry) {
+    if (entry) {
+      // Re-insert so the Map's order is least recently called first.
+      this.tools.delete(tool);
+    } else {
       entry = { latency: new Ring(STATS_WINDOW), bytes: new Ring(STATS_WINDOW), calls: 0, errors: 0 };
-      this.tools.set(tool, entry);
+      if (this.tools.size >= MAX_TRACKED_TOOLS) this.tools.delete(this.tools.keys().next().value!);
     }
+    this.tools.set(tool, entry);
     entry.latency.push(latencyMs);
     entry.bytes.push(bytes);
     entry.calls++;

@@ -3,7 +3,7 @@ import { type CallEnvelope, type CallError, type CallErrorType, type CallMeta } 
 import { CallStatistics } from './callStatistics';
 import { ConcurrencyQueue, QueueWaitTimeout } from './concurrencyQueue';
 import type { ServerDefinition } from './config/serverConfig';
-import { ConnectionError, ServerConnection, describeError, type ConnectionOptions, type ServerStatus, type ServerTool, type ToolAnnotations } from './connection/serverConnection';
+import { ConnectionError, ServerConnection, describeError, describeState, type ConnectionOptions, type ServerStatus, type ServerTool, type ToolAnnotations } from './connection/serverConnection';
 import { assignServerPrefixes, assignToolNames } from './naming';
 import { normalizeArguments, parseArguments } from './schema/argumentNormalizer';
 import { SchemaCompiler, describeIssues, type CompiledSchema, type SchemaProblem } from './schema/argumentValidator';
@@ -288,7 +288,13 @@ export class ToolRouter {
   private unknownToolError(name: string): CallError {
     const suggestions = suggestNames(name, [...this.tools.keys()]);
     const hint = suggestions.length ? ` Did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : this.tools.size === 0 ? ' No tools are available: check that the servers are running.' : '';
-    return { type: 'UNKNOWN_TOOL', message: `There is no tool named "${name}".${hint}`, retryable: false };
+    // A server that never became ready has listed no tools: name it, so the caller knows why its tool is missing.
+    const prefixes = assignServerPrefixes([...this.servers.keys()].sort(compare));
+    const down = [...this.servers.values()]
+      .map((e) => e.connection.status)
+      .filter((st) => st.state !== 'ready' && name.startsWith(`${prefixes.get(st.name)}_`))
+      .map((st) => ` Server "${st.name}" ${describeState(st.state)}${st.reason ? `: ${st.reason}` : ''}.`.replace(/\.\.$/, '.'));
+    return { type: 'UNKNOWN_TOOL', message: `There is no tool named "${name}".${down.join('')}${hint}`, retryable: false };
   }
 
   private async removeServer(name: string): Promise<void> {

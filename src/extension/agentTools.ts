@@ -36,7 +36,9 @@ export function registerAgentTools(service: RouterService, selection: SelectionS
       if (!query) return text('Give a non-empty "query": what the tool should do.');
       const limit = Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(Number(options.input.limit ?? DEFAULT_SEARCH_LIMIT)) || DEFAULT_SEARCH_LIMIT));
       const result = await selection.select(query);
-      const names = result.ranking.length ? result.ranking.map((r) => r.name) : result.tools.map((t) => t.name);
+      // The ranking covers the whole catalogue: quarantined tools must not reach the model through search either.
+      const quarantined = selection.quarantinedTools();
+      const names = (result.ranking.length ? result.ranking.map((r) => r.name) : result.tools.map((t) => t.name)).filter((name) => !quarantined.has(name));
       const scoreOf = new Map(result.ranking.map((r) => [r.name, r.score]));
       const found = names.slice(0, limit).flatMap((name) => {
         const tool = service.router.getTool(name);
@@ -98,13 +100,14 @@ export function registerGatewayDefinition(context: vscode.ExtensionContext): vsc
       if (configs.length === 0) return [];
       const cli = vscode.Uri.joinPath(context.extensionUri, 'dist', 'cli.js').fsPath;
       const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-      const args = [cli, 'serve', '--dynamic', ...configs.flatMap((c) => ['--config', c]), ...(workspace ? ['--workspace', workspace] : [])];
+      const quarantine = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<boolean>('security.quarantineFlaggedTools', SETTING_DEFAULTS['security.quarantineFlaggedTools']);
+      const args = [cli, 'serve', '--dynamic', ...(quarantine ? [] : ['--no-quarantine']), ...configs.flatMap((c) => ['--config', c]), ...(workspace ? ['--workspace', workspace] : [])];
       // VS Code's own executable runs plain Node scripts with ELECTRON_RUN_AS_NODE.
       return [new vscode.McpStdioServerDefinition('MCP Tool Router', process.execPath, args, { ELECTRON_RUN_AS_NODE: '1' })];
     },
   });
   const watcher = vscode.workspace.onDidChangeConfiguration((e) => {
-    if (e.affectsConfiguration(`${SETTINGS_SECTION}.servers`)) changed.fire();
+    if (e.affectsConfiguration(`${SETTINGS_SECTION}.servers`) || e.affectsConfiguration(`${SETTINGS_SECTION}.security`)) changed.fire();
   });
   return vscode.Disposable.from(provider, watcher, changed);
 }

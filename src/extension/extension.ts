@@ -36,8 +36,8 @@ const DEFAULT_SETTLE_MS = 30_000;
 export function activate(context: vscode.ExtensionContext): ToolRouterApi {
   const service = new RouterService(context);
   const results = new ResultDocuments();
-  const tree = new ServerTreeProvider(service);
   const selection = new SelectionService(context, service);
+  const tree = new ServerTreeProvider(service, () => selection.toolFlags());
   const cost = new CostMonitor(costLimits());
   const loops = new LoopDetector({ perTool: vscode.workspace.getConfiguration(SETTINGS_SECTION).get('loops.perTool', SETTING_DEFAULTS['loops.perTool']) });
   const participant = new RouterParticipant(service, selection, cost, loops);

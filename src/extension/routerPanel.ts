@@ -20,7 +20,7 @@ import {
 import type { RouterParticipant, TurnRecord } from './chatParticipant';
 import type { RouterService } from './routerService';
 import type { SelectionService } from './selectionService';
-import { COMMANDS, VIEW_PANEL } from './settings';
+import { COMMANDS, SETTINGS_SECTION, SETTING_DEFAULTS, VIEW_PANEL } from './settings';
 
 /**
  * The Tool Router panel: a webview view that follows every `@router` turn (selection, calls, guard
@@ -67,6 +67,9 @@ export class RouterPanel implements vscode.WebviewViewProvider, vscode.Disposabl
         this.post({ type: 'turnAdded', turn: turnView(record), loops: this.loops.history() });
         this.queueCost(true);
         this.queueServers();
+      }),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(`${SETTINGS_SECTION}.security`)) this.queueServers();
       }),
     );
   }
@@ -163,10 +166,15 @@ export class RouterPanel implements vscode.WebviewViewProvider, vscode.Disposabl
 
   private servers(): ServersView {
     const router = this.service.router;
+    const flags = this.selection.toolFlags();
+    const quarantining = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<boolean>('security.quarantineFlaggedTools', SETTING_DEFAULTS['security.quarantineFlaggedTools']);
     return {
       statuses: router.serverStatuses,
       stats: router.stats.all(),
       toolServers: Object.fromEntries(router.listTools().map((t) => [t.name, t.server])),
+      ...(flags.size > 0
+        ? { flags: Object.fromEntries([...flags].map(([name, list]) => [name, list.map((f) => ({ ...f, ...(quarantining && f.severity === 'high' ? { quarantined: true } : {}) }))])) }
+        : {}),
     };
   }
 

@@ -3,6 +3,8 @@ import type { KeywordConfig, KeywordRoute } from '../core/selection/keywordStage
 import { createSelectionEngine, type EmbeddingProvider, type EmbeddingSettings, type SelectionEngine } from '../core/selection/selectionEngine';
 import type { Selection } from '../core/selection/selectionTypes';
 import type { SelectionOptions } from '../core/selection/toolSelector';
+import { inspectExposedTools, quarantineOf, type ToolFlag } from '../core/security/toolPoisoning';
+import type { RoutedTool } from '../core/toolRouter';
 import type { RouterService } from './routerService';
 import { SETTINGS_SECTION, SETTING_DEFAULTS } from './settings';
 
@@ -10,6 +12,8 @@ import { SETTINGS_SECTION, SETTING_DEFAULTS } from './settings';
  * Selection inside VS Code: builds the selection engine from the settings, keeps its catalogue in step
  * with the router's tools, and rebuilds it when an embeddings or selection setting changes. The model
  * loads and tool texts are embedded in the background; until then selection runs on keywords.
+ * It also checks every tool for poisoning when the catalogue changes, and quarantines high-severity
+ * flags from selection while toolRouter.security.quarantineFlaggedTools is on.
  */
 
 const API_KEY_SECRET = 'toolRouter.embeddings.apiKey';
@@ -18,9 +22,20 @@ export class SelectionService implements vscode.Disposable {
   private engine: Promise<SelectionEngine> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly offTools: () => void;
+  /** Exposed tool name → its poisoning flags (flagged tools only). */
+  private flags: ReadonlyMap<string, readonly ToolFlag[]> = new Map();
+  /** Exposed tool name → why it is quarantined (high-severity flags only). */
+  private quarantined: ReadonlyMap<string, string> = new Map();
+  /** Flags already written to the log, so a list refresh does not repeat them. */
+  private readonly loggedFlags = new Set<string>();
 
   constructor(private readonly context: vscode.ExtensionContext, private readonly service: RouterService) {
-    this.offTools = service.router.onDidChangeTools((tools) => void this.engine?.then((e) => e.selector.setCatalogue(tools)));
+    this.inspect(service.router.listTools());
+    // Flags are computed synchronously here, before the tree and the panel (which subscribe later) redraw.
+    this.offTools = service.router.onDidChangeTools((tools) => {
+      this.inspect(tools);
+      void this.engine?.then((e) => e.selector.setCatalogue(tools));
+    });
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(`${SETTINGS_SECTION}.embeddings`) || e.affectsConfiguration(`${SETTINGS_SECTION}.selection`)) void this.rebuild();
@@ -37,6 +52,38 @@ export class SelectionService implements vscode.Disposable {
   async select(prompt: string, options: { turn?: number; pinned?: readonly string[]; signal?: AbortSignal } = {}): Promise<Selection> {
     const engine = await this.getEngine();
     return engine.selector.select({ prompt, ...options });
+  }
+
+  /** Exposed tool name → poisoning flags, for the server tree and the panel. */
+  toolFlags(): ReadonlyMap<string, readonly ToolFlag[]> {
+    return this.flags;
+  }
+
+  /** Exposed tool name → why it is kept out of selection (empty while the setting is off). */
+  quarantinedTools(): ReadonlyMap<string, string> {
+    return this.quarantine();
+  }
+
+  /** Read at every selection, so turning the setting off or on needs no rebuild. */
+  private readonly quarantine = (): ReadonlyMap<string, string> => {
+    const on = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<boolean>('security.quarantineFlaggedTools', SETTING_DEFAULTS['security.quarantineFlaggedTools']);
+    return on ? this.quarantined : new Map<string, string>();
+  };
+
+  private inspect(tools: readonly RoutedTool[]): void {
+    const flags = inspectExposedTools(tools);
+    const quarantined = quarantineOf(flags);
+    for (const [name, list] of flags) {
+      for (const f of list) {
+        const key = `${name}\u0000${f.reason}`;
+        if (this.loggedFlags.has(key)) continue;
+        this.loggedFlags.add(key);
+        // Reasons quote at most a short, sanitised excerpt of the server's text, never arguments or secrets.
+        this.service.log.warn(`Tool "${name}" flagged (${f.severity}, ${f.kind}${f.severity === 'high' ? '; quarantined while toolRouter.security.quarantineFlaggedTools is on' : ''}): ${f.reason}`);
+      }
+    }
+    this.flags = flags;
+    this.quarantined = quarantined;
   }
 
   async setApiKey(value: string | undefined): Promise<void> {
@@ -90,6 +137,7 @@ export class SelectionService implements vscode.Disposable {
       root: this.context.extensionUri.fsPath,
       cacheFolder: vscode.Uri.joinPath(this.context.globalStorageUri, 'embeddings').fsPath,
       log,
+      quarantine: this.quarantine,
     });
     if (engine.embedderProblem) this.service.log.warn(`Tool selection uses keywords only: ${engine.embedderProblem}`);
     for (const issue of engine.selector.issues) this.service.log.warn(`Selection settings: ${issue}`);

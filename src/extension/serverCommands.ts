@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { ServerStatus } from '../core/connection/serverConnection';
+import type { ToolFlag } from '../core/security/toolPoisoning';
 import type { RoutedTool } from '../core/toolRouter';
 import type { RouterService } from './routerService';
 
@@ -87,22 +88,34 @@ export async function listServers(service: RouterService): Promise<void> {
   await action?.run();
 }
 
+/** Exposed tool name → poisoning flags; the SelectionService keeps them. */
+export type ToolFlagSource = () => ReadonlyMap<string, readonly ToolFlag[]>;
+
 export class ServerNode extends vscode.TreeItem {
-  constructor(readonly status: ServerStatus) {
+  constructor(readonly status: ServerStatus, flaggedTools = 0) {
     super(status.name, status.toolCount > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
-    this.description = describe(status);
-    this.tooltip = status.reason ?? describe(status);
+    const flagged = flaggedTools > 0 ? vscode.l10n.t('{0} flagged', flaggedTools) : '';
+    this.description = [describe(status), flagged ? `⚠ ${flagged}` : ''].filter(Boolean).join(' · ');
+    this.tooltip = [status.reason ?? describe(status), flagged ? vscode.l10n.t('{0} tool(s) flagged as possibly poisoned; see their tooltips.', flaggedTools) : ''].filter(Boolean).join('\n');
     this.iconPath = new vscode.ThemeIcon(STATE_ICONS[status.state]);
     this.contextValue = `server.${status.state}`;
   }
 }
 
 export class ToolNode extends vscode.TreeItem {
-  constructor(readonly tool: RoutedTool) {
+  constructor(readonly tool: RoutedTool, readonly flags: readonly ToolFlag[] = []) {
     super(tool.name, vscode.TreeItemCollapsibleState.None);
     this.description = tool.originalDescription.split('\n')[0]?.slice(0, 80);
-    this.tooltip = new vscode.MarkdownString(`**${tool.name}** (${tool.server} / ${tool.originalName})\n\n${tool.originalDescription}`);
-    this.iconPath = new vscode.ThemeIcon(tool.schemaProblem ? 'warning' : tool.annotations.destructiveHint ? 'flame' : 'tools');
+    const tooltip = new vscode.MarkdownString(`**${tool.name}** (${tool.server} / ${tool.originalName})\n\n${tool.originalDescription}`);
+    if (flags.length > 0) {
+      tooltip.appendMarkdown(`\n\n---\n\n$(warning) **${vscode.l10n.t('Possible tool poisoning')}**\n\n`);
+      // Reasons quote the server's text: appended as text so it cannot add links or markup.
+      for (const f of flags) tooltip.appendText(`• ${f.severity}: ${f.reason}\n`);
+    }
+    tooltip.supportThemeIcons = true;
+    this.tooltip = tooltip;
+    const icon = flags.length > 0 || tool.schemaProblem ? 'warning' : tool.annotations.destructiveHint ? 'flame' : 'tools';
+    this.iconPath = flags.some((f) => f.severity === 'high') ? new vscode.ThemeIcon(icon, new vscode.ThemeColor('problemsWarningIcon.foreground')) : new vscode.ThemeIcon(icon);
     this.contextValue = 'tool';
     this.command = { command: 'toolRouter.callTool', title: vscode.l10n.t('Call Tool…'), arguments: [{ tool: tool.name }] };
   }
@@ -113,7 +126,7 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<ServerNode | 
   readonly onDidChangeTreeData = this.changed.event;
   private readonly offs: Array<() => void>;
 
-  constructor(private readonly service: RouterService) {
+  constructor(private readonly service: RouterService, private readonly flags: ToolFlagSource = () => new Map()) {
     this.offs = [service.router.onDidChangeTools(() => this.changed.fire()), service.router.onDidChangeServerStatus(() => this.changed.fire())];
   }
 
@@ -122,8 +135,12 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<ServerNode | 
   }
 
   getChildren(element?: ServerNode | ToolNode): Array<ServerNode | ToolNode> {
-    if (!element) return this.service.router.serverStatuses.map((s) => new ServerNode(s));
-    if (element instanceof ServerNode) return this.service.router.listTools().filter((t) => t.server === element.status.name).map((t) => new ToolNode(t));
+    const flags = this.flags();
+    if (!element) {
+      const tools = this.service.router.listTools();
+      return this.service.router.serverStatuses.map((s) => new ServerNode(s, tools.filter((t) => t.server === s.name && flags.has(t.name)).length));
+    }
+    if (element instanceof ServerNode) return this.service.router.listTools().filter((t) => t.server === element.status.name).map((t) => new ToolNode(t, flags.get(t.name)));
     return [];
   }
 

@@ -31,6 +31,8 @@ export interface ExtensionSettings {
   readonly 'selection.groups': Record<string, string[]>;
   readonly 'selection.routes': KeywordRoute[];
   readonly 'selection.defaultGroups': string[];
+  /** Keep tools with a high-severity poisoning flag (src/core/security/toolPoisoning.ts) out of selection. */
+  readonly 'security.quarantineFlaggedTools': boolean;
   readonly 'chat.maxSteps': number;
   readonly 'cost.enabled': boolean;
   readonly 'cost.hourlyTokenCap': number;
@@ -59,6 +61,9 @@ export const SETTING_DEFAULTS: ExtensionSettings = {
   'selection.groups': {},
   'selection.routes': [],
   'selection.defaultGroups': [],
+  // On: only high-severity flags quarantine, and none fires on the real catalogues we test against, while
+  // a poisoned description does its harm the moment it is sent to the model. Off is one setting away.
+  'security.quarantineFlaggedTools': true,
   'chat.maxSteps': DEFAULT_MAX_STEPS,
   'cost.enabled': DEFAULT_COST_LIMITS.enabled,
   'cost.hourlyTokenCap': DEFAULT_COST_LIMITS.hourlyTokenCap,

@@ -293,6 +293,13 @@ function renderServers(): HTMLElement | undefined {
       el('div', { class: 'tool-head' }, el('strong', { text: s.name }), el('span', { class: `chip state ${s.tone}`, text: s.state }), el('span', { class: 'muted', text: s.detail }), button('Log', `Show the log of ${s.name}`, () => vscode.postMessage({ type: 'showServerLog', server: s.name }))),
       s.reason ? el('div', { class: 'warning', text: s.reason }) : undefined,
     );
+    if (s.flags.length) {
+      // Flag reasons quote the server's own text: always set as text, never as markup.
+      const tools = new Set(s.flags.map((f) => f.tool)).size;
+      const flags = el('ul', { class: 'flags', attrs: { 'aria-label': `Possible tool poisoning in ${s.name}` } });
+      for (const f of s.flags) flags.append(el('li', { class: f.severity === 'high' ? 'bad' : 'warning' }, el('code', { text: f.tool }), el('span', { text: ` ${f.text}` })));
+      item.append(el('div', { class: 'warning', text: `⚠ ${tools} tool${tools === 1 ? '' : 's'} flagged as possibly poisoned` }), flags);
+    }
     if (s.tools.length) {
       const t = el('table', { class: 'tool-stats', attrs: { 'aria-label': `Calls to the tools of ${s.name}` } });
       t.append(el('tr', {}, ...['Tool', 'Calls', 'Latency', 'Size'].map((h) => el('th', { text: h, attrs: { scope: 'col' } }))));

@@ -47,6 +47,17 @@ export interface ServersView {
   readonly stats: Readonly<Record<string, ToolCallStats>>;
   /** Exposed tool name → server, so per-tool rows can sit under their server. */
   readonly toolServers: Readonly<Record<string, string>>;
+  /** Exposed tool name → its poisoning flags (flagged tools only); absent when nothing is flagged. */
+  readonly flags?: Readonly<Record<string, readonly ToolFlagView[]>>;
+}
+
+/** One poisoning flag of a tool (src/core/security/toolPoisoning.ts); `reason` quotes untrusted text. */
+export interface ToolFlagView {
+  readonly kind: string;
+  readonly severity: 'high' | 'medium' | 'low';
+  readonly reason: string;
+  /** Set when the flag keeps the tool out of selection (high severity, setting on). */
+  readonly quarantined?: boolean;
 }
 
 /** Everything the panel draws; also what the webview keeps with setState. */
@@ -148,8 +159,18 @@ function isCostShape(c: unknown): c is CostSnapshot {
   return isRecord(c) && Array.isArray(c['buckets']) && isRecord(c['limits']) && isRecord(c['totals']) && Array.isArray(c['topTools']);
 }
 
+const FLAG_SEVERITIES: ReadonlySet<unknown> = new Set(['high', 'medium', 'low']);
+
+function isFlagShape(f: unknown): f is ToolFlagView {
+  return isRecord(f) && typeof f['kind'] === 'string' && FLAG_SEVERITIES.has(f['severity']) && typeof f['reason'] === 'string' && (f['quarantined'] === undefined || typeof f['quarantined'] === 'boolean');
+}
+
+function isFlagsShape(flags: unknown): boolean {
+  return flags === undefined || (isRecord(flags) && Object.values(flags).every((list) => Array.isArray(list) && list.every(isFlagShape)));
+}
+
 function isServersShape(s: unknown): s is ServersView {
-  return isRecord(s) && Array.isArray(s['statuses']) && isRecord(s['stats']) && isRecord(s['toolServers']);
+  return isRecord(s) && Array.isArray(s['statuses']) && isRecord(s['stats']) && isRecord(s['toolServers']) && isFlagsShape(s['flags']);
 }
 
 export function isStateMessage(m: unknown): m is Extract<ExtensionMessage, { type: 'state' }> {

@@ -2,7 +2,7 @@ import type { ToolCallStats } from '../core/callStatistics';
 import type { CostSnapshot } from '../core/guards/costMonitor';
 import type { LoopTurnHistory } from '../core/guards/loopDetector';
 import type { DroppedTool, Selection, SelectionStage } from '../core/selection/selectionTypes';
-import type { ServersView, TurnView } from './protocol';
+import type { ServersView, ToolFlagView, TurnView } from './protocol';
 
 /**
  * What the Tool Router panel draws, computed from the data the extension sends: no DOM and no vscode
@@ -452,7 +452,17 @@ export interface ServerRowView {
   readonly reason?: string;
   readonly detail: string;
   readonly tools: readonly ToolStatsRowView[];
+  /** Poisoning flags of the server's tools, most severe first; the reason is untrusted text. */
+  readonly flags: readonly ServerFlagRowView[];
 }
+
+export interface ServerFlagRowView {
+  readonly tool: string;
+  readonly severity: ToolFlagView['severity'];
+  readonly text: string;
+}
+
+const FLAG_RANK: Readonly<Record<ToolFlagView['severity'], number>> = { high: 0, medium: 1, low: 2 };
 
 function tone(state: string): ServerRowView['tone'] {
   if (state === 'ready') return 'ok';
@@ -489,5 +499,15 @@ export function serverRows(view: ServersView): ServerRowView[] {
       ...(s.reason ? { reason: s.reason } : {}),
       detail: [`${s.toolCount} tool${s.toolCount === 1 ? '' : 's'}`, `${s.restarts} restart${s.restarts === 1 ? '' : 's'}`, s.transport ?? ''].filter(Boolean).join(' · '),
       tools: (byServer.get(s.name) ?? []).sort((a, b) => b.calls - a.calls || a.name.localeCompare(b.name)),
+      flags: flagRows(view, s.name),
     }));
+}
+
+function flagRows(view: ServersView, server: string): ServerFlagRowView[] {
+  const rows: ServerFlagRowView[] = [];
+  for (const [tool, flags] of Object.entries(view.flags ?? {})) {
+    if (view.toolServers[tool] !== server) continue;
+    for (const f of flags) rows.push({ tool, severity: f.severity, text: `${f.severity}${f.quarantined ? ', quarantined' : ''}: ${f.reason}` });
+  }
+  return rows.sort((a, b) => FLAG_RANK[a.severity] - FLAG_RANK[b.severity] || a.tool.localeCompare(b.tool));
 }

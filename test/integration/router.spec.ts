@@ -163,7 +163,7 @@ describe('router against real MCP servers', function () {
   it('pages tools/list to the end', async () => {
     router = await startRouter({ servers: { paged: scripted(['--page-size', '3', '--extra-tools', '10']) } });
     const names = router.listTools().map((t) => t.originalName);
-    assert.equal(names.length, 17);
+    assert.equal(names.length, 18); // 8 scripted tools + 10 extra
     assert.ok(names.includes('extra_9'));
   });
 
@@ -240,6 +240,8 @@ describe('router against real MCP servers', function () {
     assert.match(broken.log.text(), /exiting at once as asked/);
     const call = await router.call('broken_echo', { message: 'x' });
     assert.equal(call.ok === false && call.error.type, 'UNKNOWN_TOOL');
+    // The message names the server that owns the prefix and why it has no tools.
+    assert.match(call.ok === false ? call.error.message : '', /Server "broken" (is restarting|has failed).*exit code 3/);
   });
 
   it('reports a failed start for a missing command and leaves the rest alone', async () => {

@@ -4,6 +4,7 @@ import {
   MAX_SCHEMA_BYTES,
   SchemaCompiler,
   describeIssues,
+  hasNestedQuantifier,
   formatErrors,
   type ArgumentCheck,
   type ValidationIssue,
@@ -118,6 +119,21 @@ describe('argumentValidator', function () {
   });
 
   describe('SchemaCompiler: schemas that fail closed', () => {
+    it('refuses $ref cycles that never reach a type, with a reason (found by test:reliability)', () => {
+      assert.match(compileFails(compiler, { $ref: '#' }), /\$ref cycle/);
+      const pair = { type: 'object', properties: { a: { $ref: '#/definitions/x' } }, definitions: { x: { $ref: '#/definitions/y' }, y: { $ref: '#/definitions/x' } } };
+      assert.match(compileFails(compiler, pair), /\$ref cycle/);
+      // A recursive tree is a legitimate schema and still compiles.
+      assert.deepEqual(compileOk(compiler, { type: 'object', properties: { child: { $ref: '#' } } })({ child: { child: {} } }), []);
+    });
+
+    it('refuses patterns with nested quantifiers, which can backtrack for seconds (found by test:reliability)', () => {
+      assert.match(compileFails(compiler, { type: 'object', properties: { a: { type: 'string', pattern: '^(a+)+$' } } }), /nested quantifier at \/properties\/a\/pattern/);
+      assert.match(compileFails(compiler, { type: 'object', patternProperties: { '^(\\w*\\s?)*$': {} } }), /nested quantifier/);
+      for (const bad of ['(a+)+', '(a*)*', '((ab)+c)*', '(x+y){2,}', '(?:\\d+)+']) assert.ok(hasNestedQuantifier(bad), bad);
+      for (const fine of ['^[a-z]+$', '(ab)+', '^\\d{3}-\\d{4}$', '([+*])+', '\\(a+\\)+', '(a+)?', '^(https?://)?[^ ]+$']) assert.ok(!hasNestedQuantifier(fine), fine);
+    });
+
     it('refuses a missing schema', () => {
       assert.match(compileFails(compiler, undefined), /no input schema/);
       assert.match(compileFails(compiler, null), /no input schema/);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { CallStatistics, STATS_WINDOW, percentile, percentiles } from '../../src/core/callStatistics';
+import { CallStatistics, MAX_TRACKED_TOOLS, STATS_WINDOW, percentile, percentiles } from '../../src/core/callStatistics';
 
 function range(from: number, to: number): number[] {
   return Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -117,5 +117,21 @@ describe('callStatistics', () => {
     it('returns an empty record when nothing was called', () => {
       assert.deepEqual(new CallStatistics().all(), {});
     });
+  });
+});
+
+describe('CallStatistics bound', () => {
+  it('keeps at most MAX_TRACKED_TOOLS tools, dropping the least recently called', () => {
+    const max = MAX_TRACKED_TOOLS;
+    const stats = new CallStatistics();
+    stats.record('kept', 1, 1, true);
+    for (let i = 0; i < max; i++) {
+      stats.record(`t${i}`, 1, 1, true);
+      if (i === max - 10) stats.record('kept', 1, 1, true); // called again recently: survives
+    }
+    const all = stats.all();
+    assert.equal(Object.keys(all).length, max);
+    assert.ok(all['kept'], 'a recently called tool is kept');
+    assert.equal(all['t0'], undefined, 'the least recently called tool was dropped');
   });
 });

@@ -94,6 +94,11 @@ describe('CLI', () => {
       assert.deepEqual(parseCliArgs(['call', 'one', 'two']).positional, ['one', 'two']);
     });
 
+    it('quarantines flagged tools from serve unless --no-quarantine', () => {
+      assert.equal(parseCliArgs(['serve']).quarantine, true);
+      assert.equal(parseCliArgs(['serve', '--no-quarantine']).quarantine, false);
+    });
+
     it('lets a later --input for the same id win', () => {
       assert.equal(parseCliArgs(['--input', 'a=1', '--input', 'a=2']).inputs.get('a'), '2');
     });

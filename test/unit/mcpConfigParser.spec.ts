@@ -12,7 +12,7 @@ import {
   type InputDefinition,
   type ParsedConfig,
 } from '../../src/core/config/mcpConfigParser';
-import { DEFAULT_ROUTER_OPTIONS, formatConfigIssue, type ConfigIssue, type ServerDefinition, type StdioLaunch } from '../../src/core/config/serverConfig';
+import { DEFAULT_ROUTER_OPTIONS, formatConfigIssue, redactSecrets, type ConfigIssue, type ServerDefinition, type StdioLaunch } from '../../src/core/config/serverConfig';
 
 const FILE = '/configs/mcp.json';
 
@@ -59,6 +59,24 @@ describe('mcpConfigParser', () => {
   });
   after(() => {
     fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  describe('secrets (found by test:reliability: an ${input:…} in args reached the log)', () => {
+    it('lists input values, secret-named env values and header credentials for redaction', async () => {
+      const parsed = await parseObject(
+        {
+          inputs: [{ id: 'tok', type: 'promptString', password: true }],
+          servers: {
+            s: { command: 'node', args: ['--key=${input:tok}'], env: { API_TOKEN: 'env-secret-1', LOG_LEVEL: 'warn' } },
+            h: { type: 'http', url: 'http://localhost/mcp', headers: { Authorization: 'Bearer hdr-secret-2' } },
+          },
+        },
+        { resolveInput: async () => 'input-secret-0' },
+      );
+      assert.deepEqual([...(server(parsed, 's').secrets ?? [])].sort(), ['env-secret-1', 'input-secret-0']);
+      assert.deepEqual(server(parsed, 'h').secrets, ['Bearer hdr-secret-2', 'hdr-secret-2']);
+      assert.equal(redactSecrets('node --key=input-secret-0 warn', server(parsed, 's').secrets), 'node --key=[redacted] warn');
+    });
   });
 
   describe('file formats', () => {

@@ -4,6 +4,8 @@ import * as path from 'node:path';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import {
   DEFAULT_ROUTER_OPTIONS,
+  MIN_SECRET_LENGTH,
+  SECRET_NAME_PATTERN,
   type ConfigIssue,
   type RouterOptions,
   type ServerDefinition,
@@ -138,6 +140,7 @@ async function parseServer(
     if (!KNOWN_SERVER_FIELDS.has(key)) warn(key, `Unknown field "${key}" is ignored. Known fields: ${[...KNOWN_SERVER_FIELDS].slice(0, 9).join(', ')}.`);
   }
 
+  const secrets = new Set<string>();
   const substitute = async (value: string, field: string): Promise<string | undefined> => {
     let out = '';
     let last = 0;
@@ -179,6 +182,7 @@ async function parseServer(
       }
       const v = resolvedInputs.get(id);
       if (v === undefined) return err(field, `No value was given for input "${id}"; the server was not started. Provide it when asked (or with --input ${id}=VALUE on the CLI).`);
+      secrets.add(v);
       return v;
     }
     return err(field, `Unknown variable \${${variable}}. Supported: \${workspaceFolder}, \${userHome}, \${env:NAME}, \${input:ID}.`);
@@ -260,6 +264,7 @@ async function parseServer(
       }
     }
     Object.assign(env, await stringMap('env'));
+    for (const [key, value] of Object.entries(env)) if (SECRET_NAME_PATTERN.test(key)) secrets.add(value);
     if (command !== undefined) {
       if (command.trim() === '') err('command', '"command" must not be empty.');
       else launch = { type: 'stdio', command, args, env, ...(cwd !== undefined ? { cwd } : {}) };
@@ -267,6 +272,12 @@ async function parseServer(
   } else {
     const url = await stringField('url', true);
     const headers = await stringMap('headers');
+    for (const value of Object.values(headers)) {
+      secrets.add(value);
+      // "Bearer abc": the credential alone may show up in a message too.
+      const credential = value.split(/\s+/).pop();
+      if (credential) secrets.add(credential);
+    }
     if (url !== undefined) {
       let parsed: URL | undefined;
       try {
@@ -287,7 +298,8 @@ async function parseServer(
   if (entry['disabled'] === true) options.enabled = false;
   if (!launch) return undefined;
   const fingerprint = createHash('sha256').update(stableStringify({ launch, options })).digest('hex').slice(0, 16);
-  return { name, launch, options, source: { file }, fingerprint };
+  const shown = [...secrets].filter((v) => v.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+  return { name, launch, options, source: { file }, fingerprint, ...(shown.length ? { secrets: shown } : {}) };
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };

@@ -86,6 +86,24 @@ export interface ServerDefinition {
    * a config reload leaves the running server alone.
    */
   readonly fingerprint: string;
+  /**
+   * Values that must never be shown: every `${input:…}` value, env values whose name looks like a secret,
+   * and header values. The connection replaces them in its log and error messages.
+   */
+  readonly secrets?: readonly string[];
+}
+
+/** Env var names that hold credentials by convention (API_TOKEN, GITHUB_PAT, DB_PASSWORD, …). */
+export const SECRET_NAME_PATTERN = /token|secret|key|passw|pwd|pat$|auth|credential|cookie|session/i;
+/** Shorter values are not redacted: replacing "1" or "true" everywhere would garble logs and protect nothing. */
+export const MIN_SECRET_LENGTH = 4;
+
+/** Replaces every secret in `text` with `[redacted]`, longest first so a secret inside another goes too. */
+export function redactSecrets(text: string, secrets: readonly string[] | undefined): string {
+  if (!secrets || secrets.length === 0) return text;
+  let out = text;
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join('[redacted]');
+  return out;
 }
 
 /** One problem found in a config file. Problems are collected, never thrown, so other servers still start. */

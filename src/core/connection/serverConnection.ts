@@ -6,7 +6,7 @@ import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelco
 import * as z from 'zod/v4';
 import type { CallErrorType } from '../callEnvelope';
 import { redactUrl } from '../config/mcpConfigParser';
-import type { ServerDefinition } from '../config/serverConfig';
+import { redactSecrets, type ServerDefinition } from '../config/serverConfig';
 import { ServerLog } from './serverLog';
 import { StdioProcessTransport } from './stdioProcessTransport';
 
@@ -253,7 +253,7 @@ export class ServerConnection {
         if (generation !== this.generation) return;
         this.setTools(tools);
       } catch (error) {
-        this.log.append(`[router] refreshing the tool list failed: ${describeError(error)}`);
+        this.logLine(`[router] refreshing the tool list failed: ${describeError(error)}`);
       } finally {
         this.refreshInFlight = undefined;
         if (this.refreshQueued) {
@@ -418,6 +418,13 @@ export class ServerConnection {
   }
 
   private classifyCallError(error: unknown, generation: number, timeoutMs: number, tool: string): Error {
+    const classified = this.classifyCallErrorUnredacted(error, generation, timeoutMs, tool);
+    if (!(classified instanceof ConnectionError)) return classified;
+    const message = redactSecrets(classified.message, this.definition.secrets);
+    return message === classified.message ? classified : new ConnectionError(classified.type, message, classified.retryable);
+  }
+
+  private classifyCallErrorUnredacted(error: unknown, generation: number, timeoutMs: number, tool: string): Error {
     if (error instanceof McpError) {
       if (error.code === ErrorCode.RequestTimeout) {
         return new ConnectionError('TIMEOUT', `Server "${this.name}" did not answer "${tool}" within ${timeoutMs} ms (router.callTimeoutMs). The call was cancelled; the tool may still have acted.`, true);
@@ -448,7 +455,7 @@ export class ServerConnection {
 
   private setState(state: ServerState, reason: string | undefined): void {
     this.state = state;
-    this.reason = reason;
+    this.reason = reason === undefined ? undefined : redactSecrets(reason, this.definition.secrets);
     if (state === 'failed' || state === 'stopped' || state === 'disabled') {
       if (this.currentTools.length > 0) this.setTools([]);
     }
@@ -461,7 +468,9 @@ export class ServerConnection {
     for (const l of this.statusListeners) safely(() => l(status));
   }
 
-  private logLine(line: string): void {
+  private logLine(text: string): void {
+    // Secrets from inputs, env and headers can appear in the command line, in stderr and in transport errors.
+    const line = redactSecrets(text, this.definition.secrets);
     this.log.append(line);
     this.options.onLog?.(this.name, line);
   }

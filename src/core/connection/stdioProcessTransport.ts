@@ -39,6 +39,7 @@ export class StdioProcessTransport implements Transport {
   private bufferedBytes = 0;
   private stderrRest = '';
   private closed = false;
+  private drainWaiter: Promise<void> | undefined;
   /** Exit code or signal of the process, once it has exited. */
   exitInfo: string | undefined;
 
@@ -92,8 +93,22 @@ export class StdioProcessTransport implements Transport {
     return new Promise((resolve, reject) => {
       const ok = stdin.write(JSON.stringify(message) + '\n', (error) => (error ? reject(error) : undefined));
       if (ok) resolve();
-      else stdin.once('drain', () => resolve());
+      else this.drained(stdin).then(resolve, reject);
     });
+  }
+
+  /**
+   * One 'drain' listener shared by every write that hit backpressure: with a listener per write, a
+   * thousand calls in flight tripped Node's listener-leak warning.
+   */
+  private drained(stdin: NodeJS.WritableStream): Promise<void> {
+    this.drainWaiter ??= new Promise<void>((resolve) => {
+      stdin.once('drain', () => {
+        this.drainWaiter = undefined;
+        resolve();
+      });
+    });
+    return this.drainWaiter;
   }
 
   async close(): Promise<void> {

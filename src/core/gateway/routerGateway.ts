@@ -35,6 +35,8 @@ const SCORE_DIGITS = 3;
 export interface GatewaySelection {
   readonly selector: ToolSelector;
   readonly index?: ToolIndex;
+  /** Exposed name → why the tool is quarantined (poisoning flags); left out of search results. */
+  readonly quarantine?: () => ReadonlyMap<string, string>;
 }
 
 export interface RouterGatewayOptions {
@@ -196,8 +198,11 @@ export class RouterGateway {
     // Nothing is ranked only when no scorer ran; the selection's own order is then the best there is.
     const order = selection.ranking.length > 0 ? selection.ranking.map((r) => r.name) : selection.tools.map((t) => t.name);
     const hits: SearchHit[] = [];
+    // The ranking covers the whole catalogue: quarantined (poisoned) tools must not reach the model here either.
+    const quarantined = this.selection.quarantine?.() ?? new Map<string, string>();
     for (const name of order) {
       if (hits.length >= limit) break;
+      if (quarantined.has(name)) continue;
       const tool = this.router.getTool(name);
       if (!tool) continue;
       const annotated = Object.keys(tool.annotations).length > 0;

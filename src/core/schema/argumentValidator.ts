@@ -81,6 +81,8 @@ export class SchemaCompiler {
     if (tooLongEnum) return { ok: false, reason: `the input schema has an enum with more than ${MAX_ENUM_VALUES} values at ${tooLongEnum}` };
     const remote = findRemoteRef(schema, '', 0);
     if (remote) return { ok: false, reason: `the input schema refers to a remote schema (${remote}); remote $ref is never fetched` };
+    const nested = findNestedQuantifier(schema, '', 0);
+    if (nested) return { ok: false, reason: `the input schema has a pattern with a nested quantifier at ${nested}, which can take exponential time on some strings (catastrophic backtracking)` };
 
     const copy = JSON.parse(serialised) as Record<string, unknown>;
     const declared = typeof copy['$schema'] === 'string' ? copy['$schema'].replace(/#$/, '') : undefined;
@@ -96,7 +98,14 @@ export class SchemaCompiler {
     try {
       validate = engine.compile(copy as AnySchema);
     } catch (error) {
+      if (error instanceof RangeError) return { ok: false, reason: `the input schema has a $ref cycle that never reaches a type (${error.message})` };
       return { ok: false, reason: `the input schema does not compile: ${(error as Error).message}` };
+    }
+    // A schema that is only references to itself ({"$ref": "#"}) compiles, then recurses forever on any value.
+    try {
+      validate({});
+    } catch (error) {
+      if (error instanceof RangeError) return { ok: false, reason: `the input schema has a $ref cycle that never reaches a type (${error.message})` };
     }
     return {
       ok: true,
@@ -160,6 +169,53 @@ function findRemoteRef(node: unknown, at: string, depth: number): string | undef
     if (hit) return hit;
   }
   return undefined;
+}
+
+/** `pattern` strings and `patternProperties` keys whose regex nests one unbounded quantifier in another. */
+function findNestedQuantifier(node: unknown, at: string, depth: number): string | undefined {
+  if (depth > MAX_WALK_DEPTH || typeof node !== 'object' || node === null) return undefined;
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'pattern' && typeof v === 'string' && hasNestedQuantifier(v)) return `${at}/pattern = ${JSON.stringify(v.slice(0, 80))}`;
+    if (k === 'patternProperties' && typeof v === 'object' && v !== null) {
+      for (const key of Object.keys(v)) if (hasNestedQuantifier(key)) return `${at}/patternProperties/${JSON.stringify(key.slice(0, 80))}`;
+    }
+    const hit = findNestedQuantifier(v, `${at}/${k}`, depth + 1);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+/**
+ * True for `(a+)+`, `(\w*\s?)*`, `((ab)+c)*`: a group holding an unbounded quantifier that is itself
+ * repeated without bound. This is the shape behind most regex denial of service; JavaScript's engine has
+ * no time limit, so one such pattern and one crafted argument would freeze the extension host.
+ */
+export function hasNestedQuantifier(pattern: string): boolean {
+  const groups: boolean[] = [];
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === ']') inClass = false;
+      continue;
+    }
+    if (c === '[') inClass = true;
+    else if (c === '(') groups.push(false);
+    else if (c === ')') {
+      const inner = groups.pop() ?? false;
+      const next = pattern[i + 1];
+      const repeated = next === '+' || next === '*' || (next === '{' && /^\{\d*,\}/.test(pattern.slice(i + 1)));
+      if (inner && repeated) return true;
+      if ((inner || repeated) && groups.length > 0) groups[groups.length - 1] = true;
+    } else if ((c === '+' || c === '*' || (c === '{' && /^\{\d*,\}/.test(pattern.slice(i)))) && groups.length > 0) {
+      groups[groups.length - 1] = true;
+    }
+  }
+  return false;
 }
 
 function findLongEnum(node: unknown, depth: number): string | undefined {

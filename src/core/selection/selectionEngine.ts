@@ -45,6 +45,8 @@ export interface SelectionEngine {
   readonly index?: ToolIndex;
   /** Why there is no embedder, when there is none. */
   readonly embedderProblem?: string;
+  /** Exposed name → why the tool is quarantined; search must leave these out of its ranking too. */
+  readonly quarantine?: () => ReadonlyMap<string, string>;
   dispose(): Promise<void>;
 }
 
@@ -98,6 +100,7 @@ export async function createSelectionEngine(options: SelectionEngineOptions): Pr
     selector,
     ...(index ? { index } : {}),
     ...(embedderProblem ? { embedderProblem } : {}),
+    ...(options.quarantine ? { quarantine: options.quarantine } : {}),
     dispose: async () => {
       index?.dispose();
       await toolEmbedder?.dispose();

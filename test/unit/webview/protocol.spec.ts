@@ -98,6 +98,20 @@ describe('panel protocol', () => {
       assert.equal(isExtensionMessage({ type: 'cost', cost: { buckets: 'many' } }), false);
     });
 
+    it('accepts servers with poisoning flags and rejects malformed flags', () => {
+      const state = sampleState();
+      const flags = { everything_echo: [{ kind: 'instruction', severity: 'high', reason: 'description tells the model to ignore its instructions', quarantined: true }] };
+      const withFlags = (f: unknown): unknown => ({ type: 'servers', servers: { ...state.servers, flags: f }, descriptions: {} });
+      assert.ok(isServersMessage(withFlags(flags)));
+      assert.ok(isStateMessage({ type: 'state', state: { ...state, servers: { ...state.servers, flags } } }));
+      assert.equal(isServersMessage(withFlags([])), false, 'an array, not a record');
+      assert.equal(isServersMessage(withFlags({ t: 'high' })), false, 'a tool maps to a list');
+      assert.equal(isServersMessage(withFlags({ t: [{ kind: 'x', severity: 'critical', reason: 'r' }] })), false, 'unknown severity');
+      assert.equal(isServersMessage(withFlags({ t: [{ kind: 'x', severity: 'low' }] })), false, 'no reason');
+      assert.equal(isServersMessage(withFlags({ t: [{ kind: 'x', severity: 'low', reason: 'r', quarantined: 'yes' }] })), false, 'quarantined is a boolean');
+      assert.equal(isStateMessage({ type: 'state', state: { ...state, servers: { ...state.servers, flags: { t: [null] } } } }), false);
+    });
+
     it('survives a JSON round trip (postMessage clones plain data)', () => {
       const state = JSON.parse(JSON.stringify(sampleState())) as unknown;
       assert.ok(isStateMessage({ type: 'state', state }));

@@ -299,6 +299,31 @@ describe('panel view model', () => {
         ],
       );
       assert.deepEqual(rows[1]!.tools, []);
+      assert.deepEqual(rows[0]!.flags, []);
+    });
+
+    it('puts each tool’s poisoning flags under its server, most severe first', () => {
+      const rows = serverRows({
+        statuses: [
+          { name: 'evil', state: 'ready', restarts: 0, toolCount: 2 },
+          { name: 'memory', state: 'ready', restarts: 0, toolCount: 9 },
+        ],
+        stats: {},
+        toolServers: { evil_add: 'evil', evil_echo: 'evil', memory_read_graph: 'memory' },
+        flags: {
+          evil_echo: [{ kind: 'hidden-unicode', severity: 'medium', reason: 'description contains 1 zero-width character(s)' }],
+          evil_add: [{ kind: 'instruction', severity: 'high', reason: 'description tells the model to keep something from the user', quarantined: true }],
+          gone_tool: [{ kind: 'shadowing', severity: 'medium', reason: 'no server any more' }],
+        },
+      });
+      assert.deepEqual(
+        rows[0]!.flags.map((f) => [f.tool, f.severity, f.text]),
+        [
+          ['evil_add', 'high', 'high, quarantined: description tells the model to keep something from the user'],
+          ['evil_echo', 'medium', 'medium: description contains 1 zero-width character(s)'],
+        ],
+      );
+      assert.deepEqual(rows[1]!.flags, []);
     });
 
     it('formats durations and sizes', () => {
