@@ -18,7 +18,7 @@
  * The chat view of code-server offers no model without a Copilot sign-in, so `@router …` cannot be typed
  * into it; the turns go through the participant's handler from the driver instead (as in the
  * extension-host chat tests). Screenshots: test-artifacts/browser/panel-*.png; the loop state is also
- * saved as media/screenshot-panel.png for the README.
+ * saved as test-artifacts/browser/panel-readme.png (the README's media/screenshot-panel.png is a copy).
  *
  *   node test/browser/panel.mjs     exit 0: passed; 1: failed (the reason is printed)
  */
@@ -38,7 +38,8 @@ const SCREENSHOTS = Object.freeze({
   resumed: 'panel-06-resumed.png',
   failure: 'panel-failure.png',
 });
-const README_SCREENSHOT = path.join(REPO_ROOT, 'media', 'screenshot-panel.png');
+// Written among the artifacts; copy it to media/screenshot-panel.png by hand to update the README, so a test run never dirties the tree.
+const README_SCREENSHOT = path.join(REPO_ROOT, 'test-artifacts', 'browser', 'panel-readme.png');
 
 const SHOW_PANEL_TITLE = 'Tool Router: Show Tool Router Panel';
 const ECHO_TURN_TITLE = 'Panel Test: Run Echo Turn';
