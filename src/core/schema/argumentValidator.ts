@@ -43,7 +43,7 @@ const MAX_REPORTED_ISSUES = 20;
 const DRAFT_2020 = 'https://json-schema.org/draft/2020-12/schema';
 const DRAFT_2019 = 'https://json-schema.org/draft/2019-09/schema';
 
-type AjvLike = Pick<Ajv, 'compile'>;
+type AjvLike = Pick<Ajv, 'compile' | 'removeSchema'>;
 
 function makeEngine<T extends Ajv>(Ctor: new (opts: object) => T): T {
   const ajv = new Ctor({
@@ -98,10 +98,14 @@ export class SchemaCompiler {
     try {
       validate = engine.compile(copy as AnySchema);
     } catch (error) {
+      forget(engine, copy);
       if (error instanceof RangeError) return { ok: false, reason: `the input schema has a $ref cycle that never reaches a type (${error.message})` };
       return { ok: false, reason: `the input schema does not compile: ${(error as Error).message}` };
     }
     // A schema that is only references to itself ({"$ref": "#"}) compiles, then recurses forever on any value.
+    // The validator keeps what it needs; Ajv's own cache would otherwise keep every schema ever compiled,
+    // and servers whose tools come and go would grow the heap without end (seen in the soak of bench:load).
+    forget(engine, copy);
     try {
       validate({});
     } catch (error) {
@@ -119,6 +123,14 @@ export class SchemaCompiler {
         }
       },
     };
+  }
+}
+
+function forget(engine: AjvLike, schema: object): void {
+  try {
+    engine.removeSchema(schema as AnySchema);
+  } catch {
+    // Nothing to forget (the schema never made it into the cache).
   }
 }
 
