@@ -19,11 +19,11 @@
  *
  * Needs scripts/vscode-host/provision.sh to have run once (code-server, Node 24, Chromium).
  */
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { REPO_ROOT, createRunDir, installVsix, launchBrowser, startCodeServer } from '../../scripts/vscode-host/code-server-host.mjs';
+import { TestFailure, vsixToTest } from './browserTestSupport.mjs';
 
 const ARTIFACTS_DIR = path.join(REPO_ROOT, 'test-artifacts', 'browser');
 const SCREENSHOTS = Object.freeze({
@@ -78,8 +78,6 @@ const WORKBENCH_SETTINGS = Object.freeze({
   'git.openRepositoryInParentFolders': 'never',
   'workbench.secondarySideBar.defaultVisibility': 'hidden',
 });
-/** Building the VSIX (esbuild + notices + vsce): 2–4 s here. */
-const PACKAGE_TIMEOUT_MS = 300_000;
 
 const startedAt = Date.now();
 /** @param {string} message */
@@ -89,62 +87,6 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Monaco renders spaces as U+00A0; compare text with plain spaces. */
 const plain = (/** @type {string} */ text) => text.replace(/\u00a0/g, ' ');
 
-/** A failed expectation: its message is the whole report, without a stack. */
-class TestFailure extends Error {}
-
-/**
- * Runs a command, its output into a log file; rejects with the output's tail on a non-zero exit.
- * @param {string} command  @param {string[]} args
- * @param {{ env: Record<string, string | undefined>, logFile: string, timeoutMs: number }} options
- */
-async function runLogged(command, args, { env, logFile, timeoutMs }) {
-  const child = spawn(command, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
-  const code = await new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (exitCode, signal) => resolve(exitCode ?? signal));
-  }).finally(() => clearTimeout(timer));
-  await writeFile(logFile, output);
-  if (code !== 0) {
-    const tail = output.trimEnd().split('\n').slice(-25).join('\n');
-    throw new TestFailure(`\`${command} ${args.join(' ')}\` failed (${code}); full output in ${logFile}:\n${tail}`);
-  }
-}
-
-/**
- * The VSIX to install: $VSIX if set (it must exist), else a fresh `npm run package`.
- * @param {import('../../scripts/vscode-host/code-server-host.mjs').RunDir} run
- */
-async function vsixToTest(run) {
-  if (process.env.VSIX) {
-    const given = path.resolve(process.env.VSIX);
-    if (!existsSync(given) || !statSync(given).isFile()) throw new TestFailure(`VSIX=${process.env.VSIX} is not a file (${given})`);
-    log(`using VSIX ${given}`);
-    return given;
-  }
-  const { name, version } = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
-  const target = `${process.platform}-${process.arch}`; // what scripts/package.mjs builds by default
-  const built = path.join(REPO_ROOT, 'out', `${name}-${target}-${version}.vsix`);
-  log('building the VSIX: npm run package');
-  await runLogged('npm', ['run', 'package'], {
-    // npm writes a debug log under ~/.npm/_logs on every run, and checks for updates: both kept out of $HOME.
-    env: {
-      ...process.env,
-      TMPDIR: run.env.TMPDIR,
-      npm_config_logs_dir: path.join(run.logsDir, 'npm'),
-      npm_config_update_notifier: 'false',
-      npm_config_fund: 'false',
-    },
-    logFile: path.join(run.logsDir, 'package.log'),
-    timeoutMs: PACKAGE_TIMEOUT_MS,
-  });
-  if (!existsSync(built)) throw new TestFailure(`npm run package succeeded but ${built} is missing (see ${path.join(run.logsDir, 'package.log')})`);
-  log(`built ${path.relative(REPO_ROOT, built)} (${(statSync(built).size / 1024 / 1024).toFixed(2)} MB)`);
-  return built;
-}
 
 /**
  * The demo workspace: one server, server-everything from this repository's node_modules, over stdio.
@@ -332,7 +274,7 @@ async function main() {
     });
   }
   try {
-    const vsix = await vsixToTest(run);
+    const vsix = await vsixToTest(run, log);
     const workspace = path.join(run.dir, 'workspace');
     await writeWorkspace(workspace);
     await installVsix(vsix, { extensionsDir: run.extensionsDir, userDataDir: run.userDataDir, runDir: run });

@@ -22,11 +22,12 @@
  *
  *   node test/browser/panel.mjs     exit 0: passed; 1: failed (the reason is printed)
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT, createRunDir, installVsix, launchBrowser, startCodeServer } from '../../scripts/vscode-host/code-server-host.mjs';
+import { TestFailure, vsixToTest } from './browserTestSupport.mjs';
 
 const ARTIFACTS_DIR = path.join(REPO_ROOT, 'test-artifacts', 'browser');
 const SCREENSHOTS = Object.freeze({
@@ -55,7 +56,6 @@ const PANEL_TIMEOUT_MS = 120_000;
 /** A scripted turn is a few routed calls; the first one also waits for the servers. */
 const TURN_TIMEOUT_MS = 90_000;
 const POLL_MS = 250;
-const PACKAGE_TIMEOUT_MS = 300_000;
 const WORKBENCH_SETTINGS = Object.freeze({
   'git.openRepositoryInParentFolders': 'never',
   'workbench.secondarySideBar.defaultVisibility': 'hidden',
@@ -68,45 +68,6 @@ const log = (message) => process.stdout.write(`[panel-e2e] ${((Date.now() - star
 /** @param {number} ms */
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-class TestFailure extends Error {}
-
-/**
- * @param {string} command  @param {string[]} args
- * @param {{ env: Record<string, string | undefined>, logFile: string, timeoutMs: number, cwd?: string }} options
- */
-async function runLogged(command, args, { env, logFile, timeoutMs, cwd = REPO_ROOT }) {
-  const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
-  const code = await new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (exitCode, signal) => resolve(exitCode ?? signal));
-  }).finally(() => clearTimeout(timer));
-  await writeFile(logFile, output);
-  if (code !== 0) throw new TestFailure(`\`${command} ${args.join(' ')}\` failed (${code}); output in ${logFile}:\n${output.trimEnd().split('\n').slice(-25).join('\n')}`);
-}
-
-/** @param {import('../../scripts/vscode-host/code-server-host.mjs').RunDir} run */
-async function vsixToTest(run) {
-  if (process.env.VSIX) {
-    const given = path.resolve(process.env.VSIX);
-    if (!existsSync(given) || !statSync(given).isFile()) throw new TestFailure(`VSIX=${process.env.VSIX} is not a file (${given})`);
-    log(`using VSIX ${given}`);
-    return given;
-  }
-  const { name, version } = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
-  const built = path.join(REPO_ROOT, 'out', `${name}-${process.platform}-${process.arch}-${version}.vsix`);
-  log('building the VSIX: npm run package');
-  await runLogged('npm', ['run', 'package'], {
-    env: { ...process.env, TMPDIR: run.env.TMPDIR, npm_config_logs_dir: path.join(run.logsDir, 'npm'), npm_config_update_notifier: 'false', npm_config_fund: 'false' },
-    logFile: path.join(run.logsDir, 'package.log'),
-    timeoutMs: PACKAGE_TIMEOUT_MS,
-  });
-  if (!existsSync(built)) throw new TestFailure(`npm run package succeeded but ${built} is missing`);
-  return built;
-}
 
 /**
  * Packs a test-only extension folder (no dependencies) as a VSIX into the run folder, as scripts/test-extension.mjs does.
@@ -303,7 +264,7 @@ async function main() {
     });
   }
   try {
-    const vsix = await vsixToTest(run);
+    const vsix = await vsixToTest(run, log);
     const fake = packTestExtension(path.join(REPO_ROOT, 'test/extension/fakeModelProvider'), path.join(run.dir, 'fake-model.vsix'));
     const driver = packTestExtension(path.join(REPO_ROOT, 'test/browser/panelDriver'), path.join(run.dir, 'panel-driver.vsix'));
     for (const file of [vsix, fake, driver]) await installVsix(file, { extensionsDir: run.extensionsDir, userDataDir: run.userDataDir, runDir: run });
