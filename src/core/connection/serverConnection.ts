@@ -70,6 +70,11 @@ export const MAX_CONSECUTIVE_FAILURES = 8;
 export const MAX_TOOL_PAGES = 100;
 /** list_changed notifications within this window collapse into one refresh, so a flood cannot stall us. */
 export const TOOL_REFRESH_DEBOUNCE_MS = 100;
+/**
+ * After a remote response stream breaks, the SDK may resume it (servers with an event store); calls still
+ * unanswered after this long are ended with a "connection dropped" error instead of waiting for their timeout.
+ */
+export const STREAM_RESUME_GRACE_MS = 2_000;
 
 const CLIENT_INFO = { name: 'mcp-tool-router', version: '0.1.0' };
 
@@ -104,6 +109,7 @@ export class ServerConnection {
   private refreshQueued = false;
   private transportKind: ServerStatus['transport'];
   private currentTools: ServerTool[] = [];
+  private readonly remoteCalls = new Set<{ controller: AbortController; dropped: string | undefined }>();
   private readonly statusListeners = new Set<Listener<ServerStatus>>();
   private readonly toolListeners = new Set<Listener<readonly ServerTool[]>>();
   private readonly settledWaiters = new Set<() => void>();
@@ -228,14 +234,45 @@ export class ServerConnection {
     const client = this.client;
     if (!client || this.state !== 'ready') throw this.unavailableError();
     const generation = this.generation;
+    // Remote calls get their own abort, so a dropped response stream can end them (see onStreamDropped).
+    const inFlight = this.definition.launch.type === 'stdio' ? undefined : { controller: new AbortController(), dropped: undefined as string | undefined };
+    if (inFlight) this.remoteCalls.add(inFlight);
+    const signal = inFlight ? (opts.signal ? AbortSignal.any([opts.signal, inFlight.controller.signal]) : inFlight.controller.signal) : opts.signal;
     try {
       return (await client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, LooseResultSchema, {
         timeout: opts.timeoutMs,
-        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(signal ? { signal } : {}),
       })) as ToolCallResult;
     } catch (error) {
+      if (inFlight?.dropped !== undefined && !opts.signal?.aborted) {
+        throw new ConnectionError(
+          'SERVER_RESTARTED',
+          `The connection to server "${this.name}" dropped while "${tool}" was running (${redactSecrets(inFlight.dropped, this.definition.secrets)}), and the server did not resume the response. The call's effect is unknown, so check before retrying.`,
+          true,
+        );
+      }
       throw this.classifyCallError(error, generation, opts.timeoutMs, tool);
+    } finally {
+      if (inFlight) this.remoteCalls.delete(inFlight);
     }
+  }
+
+  /**
+   * A remote response stream broke mid-call. The SDK resumes it when the server supports resumption;
+   * otherwise the request would wait for its timeout. Calls still pending after a short grace period are
+   * ended with an error that says what happened.
+   */
+  private onStreamDropped(reason: string): void {
+    const affected = [...this.remoteCalls];
+    if (affected.length === 0) return;
+    const timer = setTimeout(() => {
+      for (const call of affected) {
+        if (!this.remoteCalls.has(call)) continue; // answered (resumed) meanwhile
+        call.dropped = reason;
+        call.controller.abort(new Error(reason));
+      }
+    }, STREAM_RESUME_GRACE_MS);
+    timer.unref?.();
   }
 
   /** Re-reads the tool list now (also done automatically on `notifications/tools/list_changed`). */
@@ -333,7 +370,10 @@ export class ServerConnection {
       if (this.state === 'ready') this.onFailure(`the server ${transport instanceof StdioProcessTransport ? 'exited' : 'connection closed'}${exit}`, false);
     };
     client.onerror = (error) => {
-      if (generation === this.generation) this.logLine(`[router] transport error: ${describeError(error)}`);
+      if (generation !== this.generation) return;
+      const message = describeError(error);
+      this.logLine(`[router] transport error: ${message}`);
+      if (/SSE stream disconnected|terminated|other side closed|ECONNRESET/i.test(message)) this.onStreamDropped(message);
     };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (generation !== this.generation) return;
