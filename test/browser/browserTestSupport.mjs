@@ -1,13 +1,14 @@
 // @ts-check
 /**
  * What the browser end-to-end tests share: a failure type whose message is the report, a command runner
- * that keeps its output in a log file, and the VSIX under test (built with `npm run package`, or $VSIX).
+ * that keeps its output in a log file, the VSIX under test (built with `npm run package`, or $VSIX), and
+ * the frame around each test's steps (run folder, code-server, Chromium, cleanup).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { REPO_ROOT } from '../../scripts/vscode-host/code-server-host.mjs';
+import { REPO_ROOT, createRunDir, installVsix, launchBrowser, startCodeServer } from '../../scripts/vscode-host/code-server-host.mjs';
 
 /** A test step that did not see what it expected; its message is printed as the reason. */
 export class TestFailure extends Error {}
@@ -69,4 +70,86 @@ export async function vsixToTest(run, log) {
   if (!existsSync(built)) throw new TestFailure(`npm run package succeeded but ${built} is missing (see ${path.join(run.logsDir, 'package.log')})`);
   log(`built ${path.relative(REPO_ROOT, built)} (${(statSync(built).size / 1024 / 1024).toFixed(2)} MB)`);
   return built;
+}
+
+/**
+ * @typedef {object} BrowserTestOptions
+ * @property {string} label                       the run folder's label
+ * @property {(message: string) => void} log
+ * @property {string} artifactsDir                where screenshots go
+ * @property {Record<string, string>} screenshots  every screenshot file of the test (cleared first); `failure` is taken on a failure
+ * @property {(run: import('../../scripts/vscode-host/code-server-host.mjs').RunDir) => Promise<string[]>} vsixes  the VSIXs to install
+ * @property {(folder: string) => Promise<void>} writeWorkspace
+ * @property {Record<string, unknown>} settings    user settings for the workbench
+ * @property {{ width: number, height: number }} viewport
+ * @property {(test: { page: import('playwright-core').Page, url: string, workspace: string }) => Promise<void>} steps
+ */
+
+/**
+ * The frame every browser test shares: a fresh run folder, the VSIXs installed into a fresh extensions
+ * folder, code-server on the test's workspace (no smoke-test driver, so notifications show as a person
+ * sees them), Chromium, the test's steps, a screenshot on failure, and cleanup of the browser and
+ * code-server's whole process group even on Ctrl+C. Returns the exit code: 0 passed, 1 failed.
+ * @param {BrowserTestOptions} options
+ */
+export async function runBrowserTest(options) {
+  const { log } = options;
+  await mkdir(options.artifactsDir, { recursive: true });
+  // Screenshots of an earlier run must not pass for this one's.
+  await Promise.all(Object.values(options.screenshots).map((file) => rm(path.join(options.artifactsDir, file), { force: true })));
+  const run = await createRunDir(options.label);
+  log(`run folder ${path.relative(REPO_ROOT, run.dir)}`);
+  /** @type {import('../../scripts/vscode-host/code-server-host.mjs').CodeServer | undefined} */
+  let server;
+  /** @type {Awaited<ReturnType<typeof launchBrowser>> | undefined} */
+  let browser;
+  let failed = true;
+  /** @type {string | undefined} */
+  let interrupted;
+  const cleanUp = async () => {
+    const [b, s] = [browser, server];
+    browser = undefined;
+    server = undefined;
+    await b?.close().catch((error) => log(`closing the browser: ${error.message}`));
+    await s?.stop().catch((error) => log(`stopping code-server: ${error.message}`));
+  };
+  // Ctrl+C or a CI timeout: still close the browser and end code-server's process group.
+  for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM'])) {
+    process.once(signal, () => {
+      interrupted = signal;
+      log(`${signal}: cleaning up`);
+      void cleanUp().finally(() => process.exit(1));
+    });
+  }
+  try {
+    for (const file of await options.vsixes(run)) await installVsix(file, { extensionsDir: run.extensionsDir, userDataDir: run.userDataDir, runDir: run });
+    log('VSIXs installed into a fresh extensions folder');
+    const workspace = path.join(run.dir, 'workspace');
+    await options.writeWorkspace(workspace);
+    server = await startCodeServer({ folder: workspace, runDir: run, extensionsDir: run.extensionsDir, settings: options.settings });
+    log(`code-server at ${server.url}`);
+    const exitedEarly = new Promise((_, reject) => {
+      server?.onExit((code, signal) => reject(new TestFailure(`code-server exited during the test (code ${code}, signal ${signal})`)));
+    });
+    exitedEarly.catch(() => undefined);
+    browser = await launchBrowser({ runDir: run });
+    await browser.page.setViewportSize(options.viewport);
+    await Promise.race([options.steps({ page: browser.page, url: server.workbenchUrl({ folder: workspace }), workspace }), exitedEarly]);
+    failed = false;
+  } catch (error) {
+    const reason = error instanceof TestFailure ? error.message : /** @type {Error} */ (error).stack ?? String(error);
+    log(`FAILED: ${interrupted ? `interrupted by ${interrupted}` : reason}`);
+    const failureShot = options.screenshots['failure'];
+    if (browser && failureShot) {
+      await browser.page
+        .screenshot({ path: path.join(options.artifactsDir, failureShot) })
+        .then(() => log(`screenshot ${path.relative(REPO_ROOT, path.join(options.artifactsDir, failureShot))}`))
+        .catch(() => undefined);
+    }
+    log(`logs: ${path.relative(REPO_ROOT, run.logsDir)} (code-server.log); extension host logs under ${path.relative(REPO_ROOT, run.userDataDir)}/logs`);
+  } finally {
+    await cleanUp();
+  }
+  log(failed ? 'FAILED' : 'PASSED');
+  return failed ? 1 : 0;
 }

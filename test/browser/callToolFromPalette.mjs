@@ -20,10 +20,10 @@
  * Needs scripts/vscode-host/provision.sh to have run once (code-server, Node 24, Chromium).
  */
 import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { REPO_ROOT, createRunDir, installVsix, launchBrowser, startCodeServer } from '../../scripts/vscode-host/code-server-host.mjs';
-import { TestFailure, vsixToTest } from './browserTestSupport.mjs';
+import { REPO_ROOT } from '../../scripts/vscode-host/code-server-host.mjs';
+import { TestFailure, runBrowserTest, vsixToTest } from './browserTestSupport.mjs';
 
 const ARTIFACTS_DIR = path.join(REPO_ROOT, 'test-artifacts', 'browser');
 const SCREENSHOTS = Object.freeze({
@@ -244,73 +244,16 @@ async function textOf(locator) {
   return (await locator.first().textContent({ timeout: 1_000 }).catch(() => '')) ?? '';
 }
 
-async function main() {
-  await mkdir(ARTIFACTS_DIR, { recursive: true });
-  // Screenshots of an earlier run must not pass for this one's.
-  await Promise.all(Object.values(SCREENSHOTS).map((file) => rm(path.join(ARTIFACTS_DIR, file), { force: true })));
-
-  const run = await createRunDir('call-tool-from-palette');
-  log(`run folder ${path.relative(REPO_ROOT, run.dir)}`);
-  /** @type {import('../../scripts/vscode-host/code-server-host.mjs').CodeServer | undefined} */
-  let server;
-  /** @type {Awaited<ReturnType<typeof launchBrowser>> | undefined} */
-  let browser;
-  let failed = true;
-  /** @type {string | undefined} */
-  let interrupted;
-  const cleanUp = async () => {
-    const [b, s] = [browser, server];
-    browser = undefined;
-    server = undefined;
-    await b?.close().catch((error) => log(`closing the browser: ${error.message}`));
-    await s?.stop().catch((error) => log(`stopping code-server: ${error.message}`));
-  };
-  // Ctrl+C or a CI timeout: still close the browser and end code-server's process group.
-  for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM'])) {
-    process.once(signal, () => {
-      interrupted = signal;
-      log(`${signal}: cleaning up`);
-      void cleanUp().finally(() => process.exit(1));
-    });
-  }
-  try {
-    const vsix = await vsixToTest(run, log);
-    const workspace = path.join(run.dir, 'workspace');
-    await writeWorkspace(workspace);
-    await installVsix(vsix, { extensionsDir: run.extensionsDir, userDataDir: run.userDataDir, runDir: run });
-    log('VSIX installed into a fresh extensions folder');
-    // No smoke-test driver: the workbench shows notifications as a person sees them.
-    server = await startCodeServer({
-      folder: workspace,
-      runDir: run,
-      extensionsDir: run.extensionsDir,
-      settings: WORKBENCH_SETTINGS,
-    });
-    log(`code-server at ${server.url}`);
-    const exitedEarly = new Promise((_, reject) => {
-      server?.onExit((code, signal) => reject(new TestFailure(`code-server exited during the test (code ${code}, signal ${signal})`)));
-    });
-    exitedEarly.catch(() => undefined);
-    browser = await launchBrowser({ runDir: run });
-    await browser.page.setViewportSize({ width: 1280, height: 800 });
-    await Promise.race([callToolFromPalette(browser.page, server.workbenchUrl({ folder: workspace })), exitedEarly]);
-    failed = false;
-  } catch (error) {
-    const reason = error instanceof TestFailure ? error.message : /** @type {Error} */ (error).stack ?? String(error);
-    const message = interrupted ? `interrupted by ${interrupted}` : reason;
-    log(`FAILED: ${message}`);
-    if (browser) {
-      await browser.page
-        .screenshot({ path: path.join(ARTIFACTS_DIR, SCREENSHOTS.failure) })
-        .then(() => log(`screenshot test-artifacts/browser/${SCREENSHOTS.failure}`))
-        .catch(() => undefined);
-    }
-    log(`logs: ${path.relative(REPO_ROOT, run.logsDir)} (code-server.log); extension host logs under ${path.relative(REPO_ROOT, run.userDataDir)}/logs`);
-  } finally {
-    await cleanUp();
-  }
-  log(failed ? 'FAILED' : 'PASSED');
-  return failed ? 1 : 0;
-}
-
-process.exit(await main());
+process.exit(
+  await runBrowserTest({
+    label: 'call-tool-from-palette',
+    log,
+    artifactsDir: ARTIFACTS_DIR,
+    screenshots: SCREENSHOTS,
+    vsixes: async (run) => [await vsixToTest(run, log)],
+    writeWorkspace,
+    settings: WORKBENCH_SETTINGS,
+    viewport: { width: 1280, height: 800 },
+    steps: ({ page, url }) => callToolFromPalette(page, url),
+  }),
+);

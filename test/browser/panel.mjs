@@ -23,11 +23,11 @@
  *   node test/browser/panel.mjs     exit 0: passed; 1: failed (the reason is printed)
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT, createRunDir, installVsix, launchBrowser, startCodeServer } from '../../scripts/vscode-host/code-server-host.mjs';
-import { TestFailure, vsixToTest } from './browserTestSupport.mjs';
+import { REPO_ROOT } from '../../scripts/vscode-host/code-server-host.mjs';
+import { TestFailure, runBrowserTest, vsixToTest } from './browserTestSupport.mjs';
 
 const ARTIFACTS_DIR = path.join(REPO_ROOT, 'test-artifacts', 'browser');
 const SCREENSHOTS = Object.freeze({
@@ -240,62 +240,24 @@ async function roomForThePanel(page) {
   }
 }
 
-async function main() {
-  await mkdir(ARTIFACTS_DIR, { recursive: true });
-  await Promise.all(Object.values(SCREENSHOTS).map((file) => rm(path.join(ARTIFACTS_DIR, file), { force: true })));
-  const run = await createRunDir('panel');
-  log(`run folder ${path.relative(REPO_ROOT, run.dir)}`);
-  /** @type {import('../../scripts/vscode-host/code-server-host.mjs').CodeServer | undefined} */
-  let server;
-  /** @type {Awaited<ReturnType<typeof launchBrowser>> | undefined} */
-  let browser;
-  let failed = true;
-  const cleanUp = async () => {
-    const [b, s] = [browser, server];
-    browser = undefined;
-    server = undefined;
-    await b?.close().catch((error) => log(`closing the browser: ${error.message}`));
-    await s?.stop().catch((error) => log(`stopping code-server: ${error.message}`));
-  };
-  for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM'])) {
-    process.once(signal, () => {
-      log(`${signal}: cleaning up`);
-      void cleanUp().finally(() => process.exit(1));
-    });
-  }
-  try {
-    const vsix = await vsixToTest(run, log);
-    const fake = packTestExtension(path.join(REPO_ROOT, 'test/extension/fakeModelProvider'), path.join(run.dir, 'fake-model.vsix'));
-    const driver = packTestExtension(path.join(REPO_ROOT, 'test/browser/panelDriver'), path.join(run.dir, 'panel-driver.vsix'));
-    for (const file of [vsix, fake, driver]) await installVsix(file, { extensionsDir: run.extensionsDir, userDataDir: run.userDataDir, runDir: run });
-    log('installed the router, the fake model and the panel test driver');
-    const workspace = path.join(run.dir, 'workspace');
-    await writeWorkspace(workspace);
-    server = await startCodeServer({ folder: workspace, runDir: run, extensionsDir: run.extensionsDir, settings: WORKBENCH_SETTINGS });
-    log(`code-server at ${server.url}`);
-    const exitedEarly = new Promise((_, reject) => {
-      server?.onExit((code, signal) => reject(new TestFailure(`code-server exited during the test (code ${code}, signal ${signal})`)));
-    });
-    exitedEarly.catch(() => undefined);
-    browser = await launchBrowser({ runDir: run });
-    await browser.page.setViewportSize({ width: 1400, height: 1000 });
-    await browser.page.goto(server.workbenchUrl({ folder: workspace }));
-    await Promise.race([panelSteps(browser.page, workspace), exitedEarly]);
-    failed = false;
-  } catch (error) {
-    log(`FAILED: ${error instanceof TestFailure ? error.message : /** @type {Error} */ (error).stack ?? String(error)}`);
-    if (browser) {
-      await browser.page
-        .screenshot({ path: path.join(ARTIFACTS_DIR, SCREENSHOTS.failure) })
-        .then(() => log(`screenshot test-artifacts/browser/${SCREENSHOTS.failure}`))
-        .catch(() => undefined);
-    }
-    log(`logs: ${path.relative(REPO_ROOT, run.logsDir)}; extension host logs under ${path.relative(REPO_ROOT, run.userDataDir)}/logs`);
-  } finally {
-    await cleanUp();
-  }
-  log(failed ? 'FAILED' : 'PASSED');
-  return failed ? 1 : 0;
-}
-
-process.exit(await main());
+process.exit(
+  await runBrowserTest({
+    label: 'panel',
+    log,
+    artifactsDir: ARTIFACTS_DIR,
+    screenshots: SCREENSHOTS,
+    // The router, the FAKE scripted model and the test-only panel driver.
+    vsixes: async (run) => [
+      await vsixToTest(run, log),
+      packTestExtension(path.join(REPO_ROOT, 'test/extension/fakeModelProvider'), path.join(run.dir, 'fake-model.vsix')),
+      packTestExtension(path.join(REPO_ROOT, 'test/browser/panelDriver'), path.join(run.dir, 'panel-driver.vsix')),
+    ],
+    writeWorkspace,
+    settings: WORKBENCH_SETTINGS,
+    viewport: { width: 1400, height: 1000 },
+    steps: async ({ page, url, workspace }) => {
+      await page.goto(url);
+      await panelSteps(page, workspace);
+    },
+  }),
+);
