@@ -122,16 +122,21 @@ export async function runChatTurn(options: ChatTurnOptions): Promise<TurnResult>
     return estimateTokens(text);
   };
 
+  let definitionTokens: number | undefined;
+  /** Each step re-sends every definition, so each step charges them again; their sizes are computed once. */
+  const definitionBlame = tools.map((t) => ({ name: t.name, tokens: estimateTokens(JSON.stringify(t)), part: 'definition' as const }));
   let toolMode: 'auto' | 'required' = 'auto';
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   for (let step = 1; step <= maxSteps; step++) {
     const response = await model.send(messages, tools, { toolMode, ...(options.signal ? { signal: options.signal } : {}) });
-    const promptTokens = (await count(messages.map(messageText).join('\n'))) + (await count(definitionsText));
+    // The tool definitions are the same at every step: counted once per turn.
+    definitionTokens ??= await count(definitionsText);
+    const promptTokens = (await count(messages.map(messageText).join('\n'))) + definitionTokens;
     const completionTokens = await count(response.text + JSON.stringify(response.toolCalls.map((c) => c.input)));
     usage.promptTokens += promptTokens;
     usage.completionTokens += completionTokens;
     const blame = [
-      ...tools.map((t) => ({ name: t.name, tokens: estimateTokens(JSON.stringify(t)), part: 'definition' as const })),
+      ...definitionBlame,
       ...response.toolCalls.map((c) => ({ name: c.name, tokens: estimateTokens(JSON.stringify(c.input ?? {})), part: 'arguments' as const })),
     ];
     const recorded = cost.record({ promptTokens, completionTokens, calls: response.toolCalls.length, tools: blame });
