@@ -294,8 +294,8 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
         let envelope: CallEnvelope;
         if (!tool) {
           envelope = await router.call(name, opts.args ?? '{}');
-          if (router.serverStatuses.some((s) => s.state !== 'ready' && name.startsWith(`${s.name}_`))) {
-            const s = router.serverStatuses.find((x) => name.startsWith(`${x.name}_`))!;
+          const s = router.unreadyOwnersOf(name)[0];
+          if (s) {
             envelope = { ok: false, error: { type: 'SERVER_UNAVAILABLE', message: `"${name}" cannot be called: server "${s.name}" ${describeState(s.state)}${s.reason ? `: ${s.reason}` : ''}`, retryable: s.state !== 'failed' }, meta: { latencyMs: 0, bytes: 0, server: s.name, tool: name } };
           }
         } else {

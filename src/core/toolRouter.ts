@@ -285,15 +285,17 @@ export class ToolRouter {
     return { ok: true, value, changes };
   }
 
+  /** Servers that are not ready and whose prefix starts `name`: the ones that could own a missing tool. */
+  unreadyOwnersOf(name: string): ServerStatus[] {
+    const prefixes = assignServerPrefixes([...this.servers.keys()].sort(compare));
+    return [...this.servers.values()].map((e) => e.connection.status).filter((st) => st.state !== 'ready' && name.startsWith(`${prefixes.get(st.name)}_`));
+  }
+
   private unknownToolError(name: string): CallError {
     const suggestions = suggestNames(name, [...this.tools.keys()]);
     const hint = suggestions.length ? ` Did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : this.tools.size === 0 ? ' No tools are available: check that the servers are running.' : '';
     // A server that never became ready has listed no tools: name it, so the caller knows why its tool is missing.
-    const prefixes = assignServerPrefixes([...this.servers.keys()].sort(compare));
-    const down = [...this.servers.values()]
-      .map((e) => e.connection.status)
-      .filter((st) => st.state !== 'ready' && name.startsWith(`${prefixes.get(st.name)}_`))
-      .map((st) => ` Server "${st.name}" ${describeState(st.state)}${st.reason ? `: ${st.reason}` : ''}.`.replace(/\.\.$/, '.'));
+    const down = this.unreadyOwnersOf(name).map((st) => ` Server "${st.name}" ${describeState(st.state)}${st.reason ? `: ${st.reason}` : ''}.`.replace(/\.\.$/, '.'));
     return { type: 'UNKNOWN_TOOL', message: `There is no tool named "${name}".${down.join('')}${hint}`, retryable: false };
   }
 
