@@ -23,6 +23,7 @@
  * The last line is JSON: {"calls_per_s": {"1", "10", "100", "1000"}, "p99_ms": {…}, "lost", "heap_growth_mb", …}.
  */
 import * as path from 'node:path';
+import * as v8 from 'node:v8';
 import { parseMcpConfig } from '../src/core/config/mcpConfigParser';
 import { percentile } from '../src/core/callStatistics';
 import { createSelectionEngine } from '../src/core/selection/selectionEngine';
@@ -45,6 +46,17 @@ const SELECT_EVERY_S = 10;
 const LIST_CHANGE_EVERY_S = 60;
 const REAPPLY_EVERY_S = 300;
 const BLOCK_S = 10;
+/** The scripted server forgets added tools when it restarts, which a re-apply does every 5 list changes. */
+const LIST_CHANGES_PER_REAPPLY = REAPPLY_EVERY_S / LIST_CHANGE_EVERY_S;
+/**
+ * By default the tools a list change adds come from a fixed set of names (soak_0…soak_4), as on real
+ * servers, whose tools come and go under the names they had. SOAK_FRESH_NAMES=1 gives every list change a
+ * name never seen before: the worst case, where per-tool state (call statistics, cached vectors, compiled
+ * validators' code) grows until its cap (MAX_TRACKED_TOOLS, the cache's byte limit) is reached.
+ */
+const FRESH_NAMES = process.env['SOAK_FRESH_NAMES'] === '1';
+/** Heap is sampled every simulated 5 minutes (right after each config re-apply) to show its course. */
+const SAMPLE_EVERY_S = 300;
 const PROMPTS = [
   'echo this message back to me',
   'add two numbers together',
@@ -167,7 +179,7 @@ async function main(): Promise<void> {
   };
   /** A list change: the scripted server adds a tool and says so; the new tool must appear and answer. */
   const listChange = async (): Promise<void> => {
-    const name = `soak_${added++}`;
+    const name = FRESH_NAMES ? `soak_${added++}` : `soak_${added++ % LIST_CHANGES_PER_REAPPLY}`;
     soak.listChanges++;
     const r = await router.call('scripted_add_tool', { name });
     soak.calls++;
@@ -214,15 +226,26 @@ async function main(): Promise<void> {
   await reapply();
   const warm = { ...soak };
   const heapBefore = await settledHeap(gc);
+  const codeBefore = codeSpace();
   const handlesBefore = process.getActiveResourcesInfo();
 
   const t0 = performance.now();
-  for (let s = 0; s < SOAK_SECONDS; s += BLOCK_S) await block(s);
+  const series: number[] = [];
+  const codeSeries: number[] = [];
+  for (let s = 0; s < SOAK_SECONDS; s += BLOCK_S) {
+    await block(s);
+    if ((s + BLOCK_S) % SAMPLE_EVERY_S === 0) {
+      series.push(await settledHeap(gc));
+      codeSeries.push(codeSpace());
+    }
+  }
   const soakSeconds = (performance.now() - t0) / 1000;
   // Leave the state as it was measured before: the starting config (restarting if the count was odd).
   if (denyFail) await reapply();
 
   const heapAfter = await settledHeap(gc);
+  const codeAfter = codeSpace();
+  const dataGrowth = heapAfter - codeAfter - (heapBefore - codeBefore);
   const handlesAfter = process.getActiveResourcesInfo();
   for (const k of Object.keys(soak) as Array<keyof typeof soak>) soak[k] -= warm[k];
 
@@ -230,6 +253,9 @@ async function main(): Promise<void> {
   console.log(`  calls ${soak.calls} (lost ${soak.lost})   selections ${soak.selections} (not embedding+keyword: ${soak.selectionFallbacks})`);
   console.log(`  list changes ${soak.listChanges} (add_tool)   config re-applies ${soak.reapplies} (server restarts)`);
   console.log(`  heap used   before ${mb(heapBefore).toFixed(2)} MB   after ${mb(heapAfter).toFixed(2)} MB   growth ${mb(heapAfter - heapBefore).toFixed(2)} MB`);
+  console.log(`  of which V8 code space (JIT output) ${mb(codeBefore).toFixed(2)} → ${mb(codeAfter).toFixed(2)} MB; the rest (objects, strings, bytecode) grew ${mb(dataGrowth).toFixed(2)} MB`);
+  console.log(`  heap every ${SAMPLE_EVERY_S / 60} simulated min: ${series.map((b) => mb(b).toFixed(2)).join(' ')} MB`);
+  console.log(`  without code  ${series.map((b, i) => mb(b - codeSeries[i]!).toFixed(2)).join(' ')} MB`);
   console.log(`  handles     before ${handlesBefore.length} ${describeHandles(handlesBefore)}`);
   console.log(`              after  ${handlesAfter.length} ${describeHandles(handlesAfter)}`);
 
@@ -248,12 +274,18 @@ async function main(): Promise<void> {
       soak_selections: soak.selections,
       soak_list_changes: soak.listChanges + soak.reapplies,
       soak_seconds: round3(soakSeconds),
+      heap_growth_without_code_mb: round3(mb(dataGrowth)),
       heap_before_mb: round3(mb(heapBefore)),
       heap_after_mb: round3(mb(heapAfter)),
       handles_before: handlesBefore.length,
       handles_after: handlesAfter.length,
     }),
   );
+}
+
+/** Bytes used in V8's code space: machine code from the JIT, which grows as functions tier up. */
+function codeSpace(): number {
+  return v8.getHeapSpaceStatistics().find((s) => s.space_name === 'code_space')?.space_used_size ?? 0;
 }
 
 /** Heap used after full collections, with a turn of the event loop between them for finalizers. */

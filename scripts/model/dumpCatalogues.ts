@@ -6,7 +6,7 @@
  *
  * server-everything, server-memory and server-filesystem come from node_modules; the Notion server is
  * not a dependency and is fetched with `npx -y @notionhq/notion-mcp-server@VERSION` (it lists its tools
- * without a token).
+ * without a token); so is @playwright/mcp (it lists its tools without starting a browser).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,6 +20,7 @@ const modulePath = (pkg: string): string => path.join(REPO_ROOT, 'node_modules',
 
 /** Pinned so that a refresh is a deliberate change: the fixture is compared with the model's rankings. */
 const NOTION_SERVER_VERSION = '2.5.2';
+const PLAYWRIGHT_SERVER_VERSION = '0.0.83';
 
 interface CatalogueSource {
   readonly command: string;
@@ -31,6 +32,7 @@ const SOURCES: Record<string, CatalogueSource> = {
   everything: { command: process.execPath, args: [modulePath('@modelcontextprotocol/server-everything')], producedWith: '@modelcontextprotocol/server-everything (node_modules), stdio' },
   memory: { command: process.execPath, args: [modulePath('@modelcontextprotocol/server-memory')], producedWith: '@modelcontextprotocol/server-memory (node_modules), stdio' },
   filesystem: { command: process.execPath, args: [modulePath('@modelcontextprotocol/server-filesystem'), os.tmpdir()], producedWith: '@modelcontextprotocol/server-filesystem (node_modules), stdio, one allowed directory' },
+  playwright: { command: 'npx', args: ['-y', `@playwright/mcp@${PLAYWRIGHT_SERVER_VERSION}`], producedWith: `npx -y @playwright/mcp@${PLAYWRIGHT_SERVER_VERSION} (Apache-2.0), stdio (tools/list starts no browser)` },
   notion: { command: 'npx', args: ['-y', `@notionhq/notion-mcp-server@${NOTION_SERVER_VERSION}`], producedWith: `npx -y @notionhq/notion-mcp-server@${NOTION_SERVER_VERSION} (MIT), stdio, no token (tools/list needs none)` },
 };
 

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import {
+  COMPILES_PER_ENGINE,
+  MAX_CACHED_VALIDATORS,
   MAX_ENUM_VALUES,
   MAX_SCHEMA_BYTES,
   SchemaCompiler,
@@ -337,5 +339,49 @@ describe('argumentValidator', function () {
       );
       assert.equal(describeIssues([]), '');
     });
+  });
+});
+
+describe('SchemaCompiler reuse and engine retirement', () => {
+  it('compiles an identical schema once and gives every tool the same answers', () => {
+    const compiler = new SchemaCompiler();
+    const schema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
+    const first = compileOk(compiler, schema);
+    const second = compileOk(compiler, JSON.parse(JSON.stringify(schema)));
+    assert.equal(compiler.stats.cacheHits, 1);
+    assert.deepEqual(first({ n: 1 }), []);
+    assert.deepEqual(paths(second({})), ['/n']);
+  });
+
+  it('remembers a refusal too, with its reason', () => {
+    const compiler = new SchemaCompiler();
+    const hostile = { type: 'object', properties: { a: { $ref: 'https://example.invalid/s.json' } } };
+    const reason = compileFails(compiler, hostile);
+    assert.equal(compileFails(compiler, hostile), reason);
+    assert.equal(compiler.stats.cacheHits, 1);
+  });
+
+  it('retires its engines after COMPILES_PER_ENGINE compilations and old validators keep working', () => {
+    const compiler = new SchemaCompiler();
+    const early = compileOk(compiler, { type: 'object', properties: { p0: { type: 'string', pattern: '^a' } } });
+    for (let i = 1; i <= COMPILES_PER_ENGINE + 5; i++) compileOk(compiler, { type: 'object', properties: { [`p${i}`]: { type: 'string' } } });
+    assert.equal(compiler.stats.enginesRetired, 1);
+    assert.deepEqual(early({ p0: 'abc' }), []);
+    assert.deepEqual(paths(early({ p0: 'b' })), ['/p0']);
+    const late = compileOk(compiler, { $schema: DRAFT_2020, type: 'object', properties: { q: { type: 'number' } } });
+    assert.deepEqual(paths(late({ q: 'x' })), ['/q']);
+  });
+
+  it('keeps at most MAX_CACHED_VALIDATORS schemas, dropping the least recently used', () => {
+    const compiler = new SchemaCompiler();
+    const schemaN = (i: number): object => ({ type: 'object', properties: { [`k${i}`]: { type: 'string' } } });
+    for (let i = 0; i < MAX_CACHED_VALIDATORS; i++) compileOk(compiler, schemaN(i));
+    compileOk(compiler, schemaN(0)); // touch 0: now the most recent
+    compileOk(compiler, schemaN(MAX_CACHED_VALIDATORS)); // evicts 1
+    const hits = compiler.stats.cacheHits;
+    compileOk(compiler, schemaN(0));
+    assert.equal(compiler.stats.cacheHits, hits + 1);
+    compileOk(compiler, schemaN(1));
+    assert.equal(compiler.stats.cacheHits, hits + 1, 'schema 1 was evicted, so it compiles again');
   });
 });

@@ -86,7 +86,28 @@ export interface SelectorDeps {
   readonly createLexical?: (tools: readonly SelectableTool[]) => LexicalScorer;
   /** Tools flagged as poisoned and quarantined (by the reliability checks), with the reason. */
   readonly quarantine?: () => ReadonlyMap<string, string>;
+  /** What past prompts on this machine needed (learning from use); absent or off, nothing is raised. */
+  readonly usage?: UsageHints;
 }
+
+/**
+ * The seam for learning from use: for a prompt, how strongly each tool was needed by similar past prompts.
+ * Implemented by the usage memory (src/core/learning); the selector only adds the hints to its scores.
+ */
+export interface UsageHints {
+  /**
+   * Tool name → strength in [0, 1] (1: a near-identical recent prompt needed it). `vector` is the prompt's
+   * embedding (unit length) when the embedder ran, else undefined. Tools not in the map get nothing.
+   */
+  hintsFor(prompt: string, vector: Float32Array | undefined): ReadonlyMap<string, number>;
+}
+
+/**
+ * How far a usage hint of 1 lifts a tool, in z-score units of the fused ranking: enough to carry a tool a
+ * near-identical past prompt needed from the middle of the ranking into the top 5, while a weak hint
+ * (a loosely similar prompt, or an old one after decay) only breaks near-ties.
+ */
+export const USAGE_HINT_WEIGHT = 2;
 
 export interface SelectionRequest {
   readonly prompt: string;
@@ -102,6 +123,8 @@ interface Scores {
   readonly cosine?: Float64Array;
   readonly hasCosine?: Uint8Array;
   readonly lexical?: Float64Array;
+  /** Usage hints added to `fused` (0 where none). */
+  readonly usage?: Float64Array;
 }
 
 export class ToolSelector {
@@ -334,6 +357,7 @@ export class ToolSelector {
     let note: string | undefined;
     let cosine: Float64Array | undefined;
     let hasCosine: Uint8Array | undefined;
+    let promptVector: Float32Array | undefined;
     if (!index) note = 'no embedder is configured';
     else if (index.error) note = `the embedder failed (${index.error}); using keywords only`;
     else {
@@ -343,6 +367,7 @@ export class ToolSelector {
         t0 = performance.now();
         try {
           const q = await index.embedQuery(request.prompt, request.signal);
+          promptVector = q;
           timings['embedPrompt'] = performance.now() - t0;
           t0 = performance.now();
           cosine = new Float64Array(n);
@@ -371,8 +396,24 @@ export class ToolSelector {
     const w = zc && zl ? this.options.lexicalWeight : zl ? 1 : 0;
     for (let i = 0; i < n; i++) fused[i] = w * (zl?.[i] ?? 0) + (1 - w) * (zc?.[i] ?? 0);
     timings['fuse'] = performance.now() - t0;
+    let usage: Float64Array | undefined;
+    if (this.deps.usage) {
+      t0 = performance.now();
+      const hints = this.deps.usage.hintsFor(request.prompt, promptVector);
+      if (hints.size > 0) {
+        usage = new Float64Array(n);
+        const at = new Map(this.tools.map((t, i) => [t.name, i]));
+        for (const [name, h] of hints) {
+          const i = at.get(name);
+          if (i === undefined || !(h > 0)) continue;
+          usage[i] = Math.min(1, h);
+          fused[i] = fused[i]! + USAGE_HINT_WEIGHT * usage[i]!;
+        }
+      }
+      timings['usage'] = performance.now() - t0;
+    }
     return {
-      scores: { fused, ...(cosine && hasCosine ? { cosine, hasCosine } : {}), ...(lexical ? { lexical } : {}) },
+      scores: { fused, ...(cosine && hasCosine ? { cosine, hasCosine } : {}), ...(lexical ? { lexical } : {}), ...(usage ? { usage } : {}) },
       usedEmbedding: cosine !== undefined,
       ...(note ? { note } : {}),
     };

@@ -1,0 +1,96 @@
+/**
+ * The catalogues of the team-written request set (data/requests), and the split each whole catalogue
+ * belongs to. A catalogue is a server: its tools are exposed as `{server}_{tool}`, as the router does.
+ *
+ * Splits are by whole catalogue, so held-out scores measure servers the model never saw:
+ * - train: the default model trains on these requests (npm run train:model).
+ * - dev: never trained on; used to choose ranking settings (server boost, clause matching, policy).
+ * - test: never trained on and never tuned on; reported by npm run eval:select.
+ * The OpenAPI operations of dev and test catalogues are also left out of the model's weak OpenAPI pairs.
+ */
+export type CatalogueSplit = 'train' | 'dev' | 'test';
+
+export interface McpCatalogue {
+  readonly server: string;
+  readonly kind: 'mcp';
+  /** Saved tool list in test/fixtures/catalogues/ (written by scripts/model/dumpCatalogues.ts). */
+  readonly fixture: string;
+  readonly split: CatalogueSplit;
+}
+
+export interface OpenApiCatalogue {
+  readonly server: string;
+  readonly kind: 'openapi';
+  /** The `api` field of ../shared/data/openapi/operations.jsonl.gz. */
+  readonly api: string;
+  readonly split: CatalogueSplit;
+}
+
+export type Catalogue = McpCatalogue | OpenApiCatalogue;
+
+const mcp = (server: string, split: CatalogueSplit): McpCatalogue => ({ server, kind: 'mcp', fixture: `${server}.json`, split });
+const api = (server: string, source: string, split: CatalogueSplit): OpenApiCatalogue => ({ server, kind: 'openapi', api: source, split });
+
+/**
+ * Chosen for spread of domains (calendars, CRM, payroll, DNS, news, science, payments, messaging, games…)
+ * and for sizes like real MCP servers' (6–45 tools). Real MCP servers are in train and test: training on
+ * our own requests for real servers is legitimate, and holding two out keeps the test honest.
+ */
+export const CATALOGUES: readonly Catalogue[] = [
+  mcp('everything', 'train'),
+  mcp('memory', 'train'),
+  mcp('filesystem', 'train'),
+  mcp('notion', 'test'),
+  mcp('playwright', 'test'),
+
+  api('calendar', 'googleapis.com/calendar', 'train'),
+  api('sheets', 'googleapis.com/sheets', 'train'),
+  api('tasks', 'googleapis.com/tasks', 'train'),
+  api('blogger', 'googleapis.com/blogger', 'train'),
+  api('people', 'googleapis.com/people', 'train'),
+  api('gchat', 'googleapis.com/chat', 'train'),
+  api('translate', 'googleapis.com/translate', 'train'),
+  api('fitness', 'googleapis.com/fitness', 'train'),
+  api('youtubereports', 'googleapis.com/youtubereporting', 'train'),
+  api('secrets', 'googleapis.com/secretmanager', 'train'),
+  api('pubsub', 'googleapis.com/pubsub', 'train'),
+  api('clouddns', 'googleapis.com/dns', 'train'),
+  api('cloudbuild', 'googleapis.com/cloudbuild', 'train'),
+  api('crm', 'apideck.com/crm', 'train'),
+  api('hris', 'apideck.com/hris', 'train'),
+  api('issues', 'apideck.com/issue-tracking', 'train'),
+  api('mailscript', 'mailscript.com', 'train'),
+  api('geodb', 'mashape.com/geodb', 'train'),
+  api('netbox', 'netbox.dev', 'train'),
+  api('qualpay', 'qualpay.com', 'train'),
+  api('twiliovideo', 'twilio.com/twilio_video_v1', 'train'),
+  api('payroll', 'xero.com/xero-payroll-au', 'train'),
+  api('bcnews', 'gov.bc.ca/news', 'train'),
+  api('iplayer', 'bbci.co.uk', 'train'),
+  api('corrently', 'corrently.io', 'train'),
+  api('domains', 'amazonaws.com/route53domains', 'train'),
+  api('carbone', 'carbone.io', 'train'),
+  api('scheduler', 'amazonaws.com/scheduler', 'train'),
+
+  api('forms', 'googleapis.com/forms', 'dev'),
+  api('keep', 'googleapis.com/keep', 'dev'),
+  api('vision', 'googleapis.com/vision', 'dev'),
+  api('searchconsole', 'googleapis.com/searchconsole', 'dev'),
+  api('ats', 'apideck.com/ats', 'dev'),
+  api('shop', 'apideck.com/ecommerce', 'dev'),
+  api('baskets', 'rbaskets.in', 'dev'),
+  api('holidays', 'canada-holidays.ca', 'dev'),
+
+  api('drivelabels', 'googleapis.com/drivelabels', 'test'),
+  api('appsscript', 'googleapis.com/script', 'test'),
+  api('bigquery', 'googleapis.com/bigquery', 'test'),
+  api('cloudrun', 'googleapis.com/run', 'test'),
+  api('analytics', 'googleapis.com/analyticsdata', 'test'),
+  api('playgames', 'googleapis.com/games', 'test'),
+  api('filestorage', 'apideck.com/file-storage', 'test'),
+  api('powerdns', 'powerdns.local', 'test'),
+  api('studio', 'twilio.com/twilio_studio_v2', 'test'),
+  api('opentargets', 'opentargets.io', 'test'),
+  api('opa', 'openpolicy.local', 'test'),
+  api('covid', 'quarantine.country', 'test'),
+];
