@@ -1,24 +1,42 @@
 /**
  * `npm run eval:select`: ranked and selected quality of the router's selection with its default
- * configuration (the bundled model fused with BM25F), next to plain BM25 (the README floor of
- * ../shared/data) and to the lexical ranker alone, in one run, on MetaTool multi, Seal-Tools
- * test_out_domain, and BFCL live_multiple and parallel_multiple.
+ * configuration (the bundled model fused with BM25F, clause matching, server boost), next to plain BM25
+ * (the README floor of ../shared/data) and to the lexical ranker alone, in one run, on:
+ *   - MetaTool multi, Seal-Tools test_out_domain, BFCL live_multiple and parallel_multiple (../shared/data);
+ *   - the team-written request set (data/requests): its dev catalogues and its held-out test catalogues,
+ *     each ranked against all 1,060 tools of the set's 53 servers, as a user with many servers would have.
  *
- * With --sweep it also prints how the fusion weight and the cosine threshold move the figures (what the
- * defaults were chosen from). The last line is JSON: {SET: {"router": {metrics}, "bm25": {metrics}}}.
+ * Ablation (printed per set, one change at a time from the defaults): the model trained without the team
+ * pairs (trained here, into a temporary folder), no server boost, no clause matching, the head-then-server
+ * policy, and on the team sets the use memory on a replayed history (see replayedHistory below).
+ *
+ * With --sweep it also prints how the fusion weight, the threshold, the server boost and the clause weight
+ * move the figures (what the defaults were chosen from). --quick skips the retrained-model row.
+ * The last line is JSON: {SET: {"router": {metrics}, "bm25": {metrics}}}.
  */
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { LexicalRanker } from '../src/core/selection/lexicalRanker';
-import { loadQueriesFile, loadToolsFile, METRIC_NAMES, retrievalMetrics, SELECTION_DEV_SETS, type DataQuery, type Metrics } from '../src/core/selection/retrievalData';
+import { loadQueriesFile, loadToolsFile, METRIC_NAMES, retrievalMetrics, SELECTION_DEV_SETS, type DataQuery, type DataTool, type Metrics } from '../src/core/selection/retrievalData';
 import { createSelectionEngine } from '../src/core/selection/selectionEngine';
 import { catalogueFromData, evaluateSelection, selectedRecall } from '../src/core/selection/selectionEvaluation';
 import { rankableFor } from '../src/core/selection/toolIndex';
-import type { SelectionOptions } from '../src/core/selection/toolSelector';
+import type { SelectionOptions, UsageHints } from '../src/core/selection/toolSelector';
+import { replayedHistory } from './evalSelectMemory';
 
 const ROOT = path.resolve(__dirname, '..');
 const DATA = path.resolve(ROOT, '..', 'shared', 'data');
-const SETS = SELECTION_DEV_SETS;
+const TEAM = path.join(ROOT, 'data', 'requests');
 const RANKED = 50;
+
+interface EvalSet {
+  readonly key: string;
+  readonly tools: DataTool[];
+  readonly queries: DataQuery[];
+  readonly team: boolean;
+}
 
 interface Row {
   readonly method: string;
@@ -27,53 +45,114 @@ interface Row {
   readonly meanSelected?: number;
 }
 
+interface RouterRun {
+  readonly selection?: Partial<SelectionOptions>;
+  /** A model folder other than the bundled one. */
+  readonly model?: string;
+  /** Usage hints per query (the use memory), by query index. */
+  readonly usage?: (queryIndex: number) => UsageHints | undefined;
+}
+
+function loadSets(): EvalSet[] {
+  const sets: EvalSet[] = SELECTION_DEV_SETS.map((s) => ({
+    key: s.key,
+    tools: loadToolsFile(path.join(DATA, s.folder, 'tools.jsonl')),
+    queries: loadQueriesFile(path.join(DATA, s.folder, 'queries.jsonl'), s.split),
+    team: false,
+  }));
+  const teamTools = loadToolsFile(path.join(TEAM, 'tools.jsonl'));
+  for (const split of ['dev', 'test']) {
+    sets.push({ key: `team_${split}`, tools: teamTools, queries: loadQueriesFile(path.join(TEAM, 'queries.jsonl'), split), team: true });
+  }
+  return sets;
+}
+
 function lexicalRankings(ranker: LexicalRanker, queries: readonly DataQuery[]): string[][] {
   return queries.map((q) => ranker.rank(q.query, RANKED).map((r) => r.id));
 }
 
-async function runRouter(tools: ReturnType<typeof loadToolsFile>, queries: readonly DataQuery[], selection: Partial<SelectionOptions> = {}): Promise<Row & { latencyP50: number }> {
-  const engine = await createSelectionEngine({ embeddings: { provider: 'local', model: 'default' }, root: ROOT, selection });
-  if (engine.embedderProblem) throw new Error(`the default model did not load: ${engine.embedderProblem}`);
-  engine.selector.setCatalogue(catalogueFromData(tools));
+async function runRouter(set: EvalSet, run: RouterRun = {}): Promise<Row & { latencyP50: number }> {
+  let current: UsageHints | undefined;
+  const usage: UsageHints | undefined = run.usage ? { hintsFor: (p, v) => current?.hintsFor(p, v) ?? new Map() } : undefined;
+  const engine = await createSelectionEngine({ embeddings: { provider: 'local', model: run.model ?? 'default' }, root: ROOT, selection: run.selection ?? {}, ...(usage ? { usage } : {}) });
+  if (engine.embedderProblem) throw new Error(`the model did not load: ${engine.embedderProblem}`);
+  engine.selector.setCatalogue(catalogueFromData(set.tools));
   await engine.index?.whenReady();
-  const outcomes = await evaluateSelection(engine.selector, queries, RANKED);
+  const outcomes = [];
+  for (let i = 0; i < set.queries.length; i++) {
+    current = run.usage?.(i);
+    outcomes.push(...(await evaluateSelection(engine.selector, [set.queries[i]!], RANKED)));
+  }
   await engine.dispose();
   const latencies = outcomes.map((o) => o.latencyMs).sort((a, b) => a - b);
   return {
     method: 'router',
-    metrics: retrievalMetrics(queries, outcomes.map((o) => o.ranked)),
-    selectedRecall: selectedRecall(queries, outcomes),
+    metrics: retrievalMetrics(set.queries, outcomes.map((o) => o.ranked)),
+    selectedRecall: selectedRecall(set.queries, outcomes),
     meanSelected: Math.round((10 * outcomes.reduce((s, o) => s + o.selected.length, 0)) / outcomes.length) / 10,
     latencyP50: latencies[Math.floor(latencies.length / 2)] ?? 0,
   };
 }
 
 function table(rows: readonly Row[]): string {
-  const head = ['method'.padEnd(26), ...METRIC_NAMES.map((m) => m.padStart(10)), 'sel.recall'.padStart(11), 'mean sel.'.padStart(10)].join('');
+  const head = ['method'.padEnd(34), ...METRIC_NAMES.map((m) => m.padStart(10)), 'sel.recall'.padStart(11), 'mean sel.'.padStart(10)].join('');
   const lines = rows.map((r) =>
-    [r.method.padEnd(26), ...METRIC_NAMES.map((m) => r.metrics[m].toFixed(1).padStart(10)), (r.selectedRecall?.toFixed(1) ?? '').padStart(11), (r.meanSelected?.toFixed(1) ?? '').padStart(10)].join(''),
+    [r.method.padEnd(34), ...METRIC_NAMES.map((m) => r.metrics[m].toFixed(1).padStart(10)), (r.selectedRecall?.toFixed(1) ?? '').padStart(11), (r.meanSelected?.toFixed(1) ?? '').padStart(10)].join(''),
   );
   return [head, ...lines].join('\n');
 }
 
+/** The default model's vectors for `texts`, as the selector computes them for prompts. */
+async function embedAll(texts: readonly string[]): Promise<Float32Array[]> {
+  const engine = await createSelectionEngine({ embeddings: { provider: 'local', model: 'default' }, root: ROOT });
+  if (!engine.index) throw new Error(`the default model did not load: ${engine.embedderProblem}`);
+  const out: Float32Array[] = [];
+  for (const t of texts) out.push(await engine.index.embedQuery(t));
+  await engine.dispose();
+  return out;
+}
+
+/** Trains the default model without the team pairs into a temporary folder (deterministic, ~1 minute). */
+function trainWithoutTeamPairs(): string {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'tool-router-model-no-team-'));
+  process.stdout.write('training the model without the team pairs, for the ablation…\n');
+  execFileSync(process.execPath, [require.resolve('tsx/cli'), path.join(ROOT, 'scripts', 'model', 'trainModel.ts'), '--set', 'team=0', '--out', out], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return out;
+}
+
 async function main(): Promise<void> {
   const sweep = process.argv.includes('--sweep');
+  const quick = process.argv.includes('--quick');
+  const sets = loadSets();
+  const withoutPairs = quick ? undefined : trainWithoutTeamPairs();
   const summary: Record<string, { router: Metrics; bm25: Metrics }> = {};
-  for (const set of SETS) {
-    const tools = loadToolsFile(path.join(DATA, set.folder, 'tools.jsonl'));
-    const queries = loadQueriesFile(path.join(DATA, set.folder, 'queries.jsonl'), set.split);
-    const rankable = catalogueFromData(tools).map(rankableFor);
-    const bm25 = retrievalMetrics(queries, lexicalRankings(new LexicalRanker(rankable, { plainBm25: true }), queries));
-    const lexical = retrievalMetrics(queries, lexicalRankings(new LexicalRanker(rankable), queries));
-    const router = await runRouter(tools, queries);
-    const rows: Row[] = [{ method: 'BM25 (README floor)', metrics: bm25 }, { method: 'lexical BM25F alone', metrics: lexical }, router];
-    if (sweep) {
-      for (const w of [0.2, 0.3, 0.5, 0.6]) rows.push({ ...(await runRouter(tools, queries, { lexicalWeight: w })), method: `router, lexical weight ${w}` });
-      for (const t of [0.1, 0.2, 0.4]) rows.push({ ...(await runRouter(tools, queries, { threshold: t })), method: `router, threshold ${t}` });
+  try {
+    for (const set of sets) {
+      const rankable = catalogueFromData(set.tools).map(rankableFor);
+      const bm25 = retrievalMetrics(set.queries, lexicalRankings(new LexicalRanker(rankable, { plainBm25: true }), set.queries));
+      const lexical = retrievalMetrics(set.queries, lexicalRankings(new LexicalRanker(rankable), set.queries));
+      const router = await runRouter(set);
+      const rows: Row[] = [{ method: 'BM25 (README floor)', metrics: bm25 }, { method: 'lexical BM25F alone', metrics: lexical }, router];
+      if (withoutPairs) rows.push({ ...(await runRouter(set, { model: withoutPairs })), method: '− team pairs (model without them)' });
+      rows.push({ ...(await runRouter(set, { selection: { serverBoost: 0 } })), method: '− server boost' });
+      rows.push({ ...(await runRouter(set, { selection: { clauseWeight: 0 } })), method: '− clause matching' });
+      rows.push({ ...(await runRouter(set, { selection: { serverPolicy: { head: 10, fill: 5, perServerCap: 12 } } })), method: '+ head-then-server policy' });
+      if (set.team) {
+        const history = replayedHistory(set.queries, await embedAll(set.queries.map((q) => q.query)));
+        rows.push({ ...(await runRouter({ ...set, queries: history.queries }, { usage: history.hintsAt })), method: '+ use memory (replayed history)' });
+      }
+      if (sweep) {
+        for (const w of [0.3, 0.4, 0.6]) rows.push({ ...(await runRouter(set, { selection: { lexicalWeight: w } })), method: `lexical weight ${w}` });
+        for (const t of [0.1, 0.3]) rows.push({ ...(await runRouter(set, { selection: { threshold: t } })), method: `threshold ${t}` });
+        for (const b of [0.25, 0.75, 1]) rows.push({ ...(await runRouter(set, { selection: { serverBoost: b } })), method: `server boost ${b}` });
+        for (const c of [0.2, 0.5]) rows.push({ ...(await runRouter(set, { selection: { clauseWeight: c } })), method: `clause weight ${c}` });
+      }
+      console.log(`\n${set.key}: ${set.queries.length} queries, ${set.tools.length} tools (router p50 ${router.latencyP50.toFixed(2)} ms per query)`);
+      console.log(table(rows));
+      summary[set.key] = { router: router.metrics, bm25 };
     }
-    console.log(`\n${set.key}: ${queries.length} queries, ${tools.length} tools (router p50 ${router.latencyP50.toFixed(2)} ms per query)`);
-    console.log(table(rows));
-    summary[set.key] = { router: router.metrics, bm25 };
+  } finally {
+    if (withoutPairs) fs.rmSync(withoutPairs, { recursive: true, force: true });
   }
   console.log(JSON.stringify(summary));
 }

@@ -60,6 +60,9 @@ export const TRAINING_SETTINGS = {
   authored: 1,
   /** The authored requests are few (hundreds) and the only ones phrased like people's requests to MCP servers. */
   authoredRepeats: 4,
+  team: 1,
+  /** Placeholder until measured: the team set's train split (a few thousand pairs) beside MetaTool's 20k. */
+  teamRepeats: 2,
 };
 
 type Settings = typeof TRAINING_SETTINGS;
@@ -121,7 +124,7 @@ export function train(settings: Settings): TrainedModel {
   const started = performance.now();
   const random = new SeededRandom(settings.seed);
   const { pairs, openApi } = trainingPairs(settings);
-  const pairsBySource: Record<PairSource, number> = { metatool: 0, seal: 0, openapi: 0, authored: 0 };
+  const pairsBySource: Record<PairSource, number> = { metatool: 0, seal: 0, openapi: 0, authored: 0, team: 0 };
   for (const p of pairs) pairsBySource[p.source]++;
   log(`pairs: ${JSON.stringify(pairsBySource)} (OpenAPI: ${openApi.licensed} of ${openApi.rows} rows under permissive licenses)`);
 
@@ -199,7 +202,7 @@ function makeBatches(pairs: readonly TrainingPair[], encoded: Map<string, Int32A
   const batches: TrainingExample[][] = [];
   for (let epoch = 0; epoch < settings.epochs; epoch++) {
     for (const [source, examples] of bySource) {
-      const repeats = source === 'seal' ? settings.sealRepeats : source === 'authored' ? settings.authoredRepeats : 1;
+      const repeats = source === 'seal' ? settings.sealRepeats : source === 'authored' ? settings.authoredRepeats : source === 'team' ? settings.teamRepeats : 1;
       for (let r = 0; r < repeats; r++) {
         const order = random.shuffle([...examples]);
         for (let i = 0; i < order.length; i += settings.batchSize) {

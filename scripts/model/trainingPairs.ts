@@ -7,9 +7,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { toolEmbeddingText } from '../../src/core/selection/toolDocument';
-import { DATA_DIR, loadTools, readJsonl, type DataQuery } from './retrievalData';
+import { DATA_DIR, REPO_ROOT, loadTools, readJsonl, type DataQuery } from './retrievalData';
+import { CATALOGUES } from '../data/catalogueList';
+import { loadQueriesFile, loadToolsFile } from '../../src/core/selection/retrievalData';
 
-export type PairSource = 'metatool' | 'seal' | 'openapi' | 'authored';
+export type PairSource = 'metatool' | 'seal' | 'openapi' | 'authored' | 'team';
 
 export interface TrainingPair {
   readonly source: PairSource;
@@ -108,6 +110,8 @@ export function openApiPairs(descriptionPairs = false): { pairs: TrainingPair[];
   let licensed = 0;
   for (const op of rows) {
     if (!op.spec_license || !PERMISSIVE_SPEC_LICENSE.test(op.spec_license.trim())) continue;
+    // APIs whose catalogues are held out of the team set (dev, test) must stay unseen, weak pairs included.
+    if (HELD_OUT_APIS.has(op.api)) continue;
     licensed++;
     const name = op.operationId?.trim() || op.method.toLowerCase();
     const parameters = (op.params ?? []).filter(isDescriptiveParameter).map((p) => ({ name: p.name }));
@@ -142,6 +146,28 @@ export function openApiPairs(descriptionPairs = false): { pairs: TrainingPair[];
   return { pairs, stats: { rows: rows.length, licensed, pairs: pairs.length } };
 }
 
+/** OpenAPI apis behind the team set's dev and test catalogues (scripts/data/catalogueList.ts). */
+export const HELD_OUT_APIS: ReadonlySet<string> = new Set(CATALOGUES.flatMap((c) => (c.kind === 'openapi' && c.split !== 'train' ? [c.api] : [])));
+
+/** The team-written request set (data/requests); only its train split is ever read for training. */
+export const TEAM_REQUESTS_DIR = path.join(REPO_ROOT, 'data', 'requests');
+
+/** One pair per (request, needed tool) of the team set's train split. */
+export function teamPairs(): TrainingPair[] {
+  const file = path.join(TEAM_REQUESTS_DIR, 'queries.jsonl');
+  if (!fs.existsSync(file)) return [];
+  const textById = new Map(loadToolsFile(path.join(TEAM_REQUESTS_DIR, 'tools.jsonl')).map((t) => [t.id, toolEmbeddingText(t)]));
+  const pairs: TrainingPair[] = [];
+  for (const q of loadQueriesFile(file, 'train')) {
+    for (const id of q.gold) {
+      const tool = textById.get(id);
+      if (tool === undefined) throw new Error(`data/requests: request ${q.id} needs tool "${id}", which tools.jsonl does not have`);
+      pairs.push({ source: 'team', query: q.query, tool });
+    }
+  }
+  return pairs;
+}
+
 interface AuthoredFile {
   servers: Array<{ server: string; tools: Array<{ name: string; description: string; params: string[]; requests: string[] }> }>;
 }
@@ -170,11 +196,14 @@ export interface PairOptions {
   readonly openApi: number;
   /** Use the team's authored requests (0/1). */
   readonly authored: number;
+  /** Use the train split of the team-written request set, data/requests (0/1). */
+  readonly team: number;
 }
 
 export function trainingPairs(options: PairOptions): { pairs: TrainingPair[]; openApi: OpenApiStats } {
   const openApi = options.openApi ? openApiPairs(options.openApiDescriptionPairs > 0) : { pairs: [], stats: { rows: 0, licensed: 0, pairs: 0 } };
   const metatool = toolPairs('metatool', 'metatool', options.metatoolPerToolCap > 0 ? options.metatoolPerToolCap : Infinity);
   const authored = options.authored ? authoredPairs() : [];
-  return { pairs: [...metatool, ...toolPairs('seal-tools', 'seal'), ...openApi.pairs, ...authored], openApi: openApi.stats };
+  const team = options.team ? teamPairs() : [];
+  return { pairs: [...metatool, ...toolPairs('seal-tools', 'seal'), ...openApi.pairs, ...authored, ...team], openApi: openApi.stats };
 }

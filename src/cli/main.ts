@@ -8,6 +8,7 @@ import { loadToolsFile } from '../core/selection/retrievalData';
 import { DEFAULT_EMBEDDING_SETTINGS, type EmbeddingSettings } from '../core/selection/selectionEngine';
 import { ToolRouter } from '../core/toolRouter';
 import { catalogueFromFile, parseProvider, runEval, runSelect, type SelectCliOptions } from './selectCommands';
+import { runReplay, type ReplayCliOptions } from './replayCommand';
 import { runServe } from './serveCommand';
 
 /**
@@ -28,6 +29,7 @@ const USAGE = `Usage:
   mcp-tool-router select  "PROMPT" (--config FILE | --tools tools.jsonl) [--json]
   mcp-tool-router eval    --tools tools.jsonl --queries queries.jsonl [--split S] --out ranked.jsonl
   mcp-tool-router serve   --config FILE [--dynamic]   (an MCP server on stdin/stdout; logs on stderr)
+  mcp-tool-router replay  --records tool-usage.jsonl (--config FILE | --tools tools.jsonl) [--no-memory] [--json]
 
 Options:
   --config FILE      mcp.json (VS Code) or Claude Desktop config; may be repeated
@@ -41,6 +43,8 @@ Options:
   --model M          "default" (the bundled model), a model folder, or an endpoint's model name
   --endpoint URL     the ollama / openai-compatible endpoint
   --cache-dir DIR    embedding cache (default: $XDG_CACHE_HOME/mcp-tool-router/embeddings)
+  --records FILE     replay: the use memory's records (tool-usage.jsonl in the workspace's storage)
+  --no-memory        replay: today's selector alone, without the use memory rebuilt from earlier records
 `;
 
 /** Long enough for an `npx` server's first start; the CLI waits no longer before answering. */
@@ -66,12 +70,15 @@ interface CliOptions {
   outFile?: string;
   embeddings: EmbeddingSettings;
   cacheDir?: string;
+  /** replay: the records file, and whether the time-ordered use memory joins the selector. */
+  recordsFile?: string;
+  memory: boolean;
 }
 
 export class UsageError extends Error {}
 
 export function parseCliArgs(argv: readonly string[]): CliOptions {
-  const opts: CliOptions = { command: '', positional: [], configs: [], json: false, waitMs: DEFAULT_STARTUP_WAIT_MS, workspace: process.cwd(), inputs: new Map(), verbose: false, dynamic: false, quarantine: true, embeddings: { ...DEFAULT_EMBEDDING_SETTINGS } };
+  const opts: CliOptions = { command: '', positional: [], configs: [], json: false, waitMs: DEFAULT_STARTUP_WAIT_MS, workspace: process.cwd(), inputs: new Map(), verbose: false, dynamic: false, quarantine: true, memory: true, embeddings: { ...DEFAULT_EMBEDDING_SETTINGS } };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = (): string => {
@@ -127,6 +134,12 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         break;
       case '--cache-dir':
         opts.cacheDir = value();
+        break;
+      case '--records':
+        opts.recordsFile = value();
+        break;
+      case '--no-memory':
+        opts.memory = false;
         break;
       case '--embeddings':
         try {
@@ -216,6 +229,18 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
       return EXIT_CODES.usage;
     }
   }
+  if (opts.command === 'replay' && (!opts.recordsFile || (!opts.toolsFile && opts.configs.length === 0))) {
+    err(`replay needs --records and either --config or --tools.\n\n${USAGE}`);
+    return EXIT_CODES.usage;
+  }
+  if (opts.command === 'replay' && opts.toolsFile) {
+    try {
+      return await runReplay(catalogueFromFile(loadToolsFile(opts.toolsFile)), replayOptions(opts), out, err);
+    } catch (error) {
+      err(`${(error as Error).message}\n`);
+      return EXIT_CODES.usage;
+    }
+  }
   if (opts.command === 'select' && opts.toolsFile) {
     const prompt = opts.positional[0];
     if (!prompt) {
@@ -229,7 +254,7 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
       return EXIT_CODES.usage;
     }
   }
-  if (!['tools', 'call', 'servers', 'select', 'serve'].includes(opts.command)) {
+  if (!['tools', 'call', 'servers', 'select', 'serve', 'replay'].includes(opts.command)) {
     err(`Unknown command "${opts.command}".\n\n${USAGE}`);
     return EXIT_CODES.usage;
   }
@@ -288,6 +313,16 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
         reportUnready(router, err);
         return await runSelect(prompt, router.listTools(), selectOptions(opts), out, err);
       }
+      case 'replay': {
+        await router.whenSettled(opts.waitMs);
+        reportUnready(router, err);
+        try {
+          return await runReplay(router.listTools(), replayOptions(opts), out, err);
+        } catch (error) {
+          err(`${(error as Error).message}\n`);
+          return EXIT_CODES.usage;
+        }
+      }
       case 'call': {
         const name = toolName!;
         const tool = await router.waitForTool(name, opts.waitMs);
@@ -314,6 +349,10 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
 
 function selectOptions(opts: CliOptions): SelectCliOptions {
   return { embeddings: opts.embeddings, json: opts.json, ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}) };
+}
+
+function replayOptions(opts: CliOptions): ReplayCliOptions {
+  return { ...selectOptions(opts), recordsFile: opts.recordsFile!, memory: opts.memory };
 }
 
 function reportUnready(router: ToolRouter, err: (s: string) => void): void {

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { RouterService } from './routerService';
 import type { SelectionService } from './selectionService';
 import { SETTINGS_SECTION, SETTING_DEFAULTS } from './settings';
+import type { UsageLearning } from './usageLearning';
 
 /**
  * The router for Copilot's agent mode and other MCP clients: two language-model tools (search and call)
@@ -29,7 +30,8 @@ function text(value: string): vscode.LanguageModelToolResult {
   return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(value)]);
 }
 
-export function registerAgentTools(service: RouterService, selection: SelectionService): vscode.Disposable {
+/** @param learning learning from use: searches and the calls after them are recorded as misses (when on) */
+export function registerAgentTools(service: RouterService, selection: SelectionService, learning?: UsageLearning): vscode.Disposable {
   const search = vscode.lm.registerTool<SearchInput>('toolRouter_searchTools', {
     async invoke(options) {
       const query = typeof options.input?.query === 'string' ? options.input.query.trim() : '';
@@ -44,6 +46,7 @@ export function registerAgentTools(service: RouterService, selection: SelectionS
         const tool = service.router.getTool(name);
         return tool ? [{ name, server: tool.server, description: tool.originalDescription, score: Number((scoreOf.get(name) ?? 0).toFixed(3)), inputSchema: tool.inputSchema, destructive: tool.annotations.destructiveHint === true }] : [];
       });
+      learning?.noteSearch(query, found.map((t) => t.name));
       return text(JSON.stringify({ query, method: result.method, tools: found }, null, 2));
     },
   });
@@ -64,6 +67,7 @@ export function registerAgentTools(service: RouterService, selection: SelectionS
       const controller = new AbortController();
       token.onCancellationRequested(() => controller.abort());
       const envelope = await service.router.call(name, options.input.arguments ?? {}, { signal: controller.signal });
+      learning?.noteAgentCall(name);
       return text(JSON.stringify(envelope, null, 2));
     },
   });

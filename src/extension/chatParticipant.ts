@@ -6,6 +6,7 @@ import type { Selection } from '../core/selection/selectionTypes';
 import type { RouterService } from './routerService';
 import type { SelectionService } from './selectionService';
 import { SETTINGS_SECTION, SETTING_DEFAULTS } from './settings';
+import type { UsageLearning } from './usageLearning';
 
 /**
  * `@router`: for each request, select tools for the prompt (sticky and `#`-referenced tools included),
@@ -39,6 +40,8 @@ export class RouterParticipant implements vscode.Disposable {
     private readonly selection: SelectionService,
     readonly cost: CostMonitor,
     readonly loops: LoopDetector,
+    /** Learning from use: each turn's prompt, offered tools and called tools are recorded (when on). */
+    private readonly learning?: UsageLearning,
   ) {}
 
   readonly handler: vscode.ChatRequestHandler = async (request, context, stream, token) => {
@@ -73,6 +76,7 @@ export class RouterParticipant implements vscode.Disposable {
     });
     const called = [...new Set(result.calls.filter((c) => c.envelope.ok || c.envelope.error.type !== 'LOOP_DETECTED').map((c) => c.call.name))];
     (await this.selection.getEngine()).selector.sticky.record(turn, called);
+    this.learning?.recordTurn(request.prompt, selection.tools.map((t) => t.name), result.calls.map((c) => c.call.name));
     stream.markdown(result.answer);
     const record: TurnRecord = { turn, prompt: request.prompt, selection, result, at: Date.now() };
     this.history.push(record);

@@ -7,10 +7,12 @@ import { LoopDetector } from '../core/guards/loopDetector';
 import { registerAgentTools, registerGatewayDefinition } from './agentTools';
 import { PARTICIPANT_ID, RouterParticipant } from './chatParticipant';
 import { RouterPanel } from './routerPanel';
-import { downloadModel, explainSelection, setEmbeddingsApiKey } from './selectionCommands';
+import { registerModelNotices } from './modelOffer';
+import { downloadModel, explainSelection, setEmbeddingsApiKey, type DownloadModelArgs } from './selectionCommands';
 import { SelectionService } from './selectionService';
 import { ServerStatusBar } from './serverStatusBar';
 import { COMMANDS, SETTINGS_SECTION, SETTING_DEFAULTS, VIEW_PANEL, VIEW_SERVERS } from './settings';
+import { clearUsageMemory, replayUsage, UsageLearning } from './usageLearning';
 
 /**
  * Activation is kept light: commands, the tree and the status bar are registered at once, and servers
@@ -26,6 +28,8 @@ export interface ToolRouterApi {
   readonly cost: CostMonitor;
   /** The Tool Router panel's provider (tests read its counters). */
   readonly panel: RouterPanel;
+  /** Learning from use: the use memory and its store (tests read and clear it). */
+  readonly learning: UsageLearning;
   /** Resolves when the configuration has been loaded and servers have had `timeoutMs` to settle. */
   whenSettled(timeoutMs?: number): Promise<void>;
 }
@@ -36,18 +40,22 @@ const DEFAULT_SETTLE_MS = 30_000;
 export function activate(context: vscode.ExtensionContext): ToolRouterApi {
   const service = new RouterService(context);
   const results = new ResultDocuments();
-  const selection = new SelectionService(context, service);
+  const learning = new UsageLearning(context, service.log, (name) => service.router.getTool(name) !== undefined);
+  const selection = new SelectionService(context, service, learning.memory);
   const tree = new ServerTreeProvider(service, () => selection.toolFlags());
   const cost = new CostMonitor(costLimits());
   const loops = new LoopDetector({ perTool: vscode.workspace.getConfiguration(SETTINGS_SECTION).get('loops.perTool', SETTING_DEFAULTS['loops.perTool']) });
-  const participant = new RouterParticipant(service, selection, cost, loops);
+  const participant = new RouterParticipant(service, selection, cost, loops, learning);
   const panel = new RouterPanel(context.extensionUri, service, selection, participant, cost, loops);
   const chat = vscode.chat.createChatParticipant(PARTICIPANT_ID, participant.handler);
   chat.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.png');
   context.subscriptions.push(
     participant,
     chat,
-    registerAgentTools(service, selection),
+    registerAgentTools(service, selection, learning),
+    learning,
+    vscode.commands.registerCommand(COMMANDS.clearUsageMemory, () => clearUsageMemory(learning)),
+    vscode.commands.registerCommand(COMMANDS.replayUsage, (arg?: { quiet?: boolean }) => replayUsage(learning, selection, results, arg)),
     registerGatewayDefinition(context),
     panel,
     vscode.window.registerWebviewViewProvider(VIEW_PANEL, panel),
@@ -82,7 +90,8 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
     vscode.commands.registerCommand(COMMANDS.listServers, () => listServers(service)),
     vscode.commands.registerCommand(COMMANDS.disableServer, (arg?: unknown) => disableServer(service, arg)),
     vscode.commands.registerCommand(COMMANDS.explainSelection, (arg?: { prompt?: string; quiet?: boolean }) => explainSelection(selection, results, arg)),
-    vscode.commands.registerCommand(COMMANDS.downloadModel, (arg?: { url?: string; sha256?: string; name?: string; use?: boolean }) => downloadModel(context, service, arg)),
+    vscode.commands.registerCommand(COMMANDS.downloadModel, (arg?: DownloadModelArgs) => downloadModel(context, service, arg)),
+    registerModelNotices(context, service, selection),
     vscode.commands.registerCommand(COMMANDS.setEmbeddingsApiKey, () => setEmbeddingsApiKey(selection)),
     vscode.commands.registerCommand(COMMANDS.clearSavedInputs, async () => {
       const n = await service.inputs.clear();
@@ -98,6 +107,7 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
     participant,
     cost,
     panel,
+    learning,
     whenSettled: async (timeoutMs = DEFAULT_SETTLE_MS) => {
       await loaded;
       await service.router.whenSettled(timeoutMs);

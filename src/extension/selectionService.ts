@@ -5,6 +5,7 @@ import type { Selection } from '../core/selection/selectionTypes';
 import type { SelectionOptions } from '../core/selection/toolSelector';
 import { inspectExposedTools, quarantineOf, type ToolFlag } from '../core/security/toolPoisoning';
 import type { RoutedTool } from '../core/toolRouter';
+import type { UsageMemory } from '../core/learning/usageMemory';
 import type { RouterService } from './routerService';
 import { SETTINGS_SECTION, SETTING_DEFAULTS } from './settings';
 
@@ -29,7 +30,8 @@ export class SelectionService implements vscode.Disposable {
   /** Flags already written to the log, so a list refresh does not repeat them. */
   private readonly loggedFlags = new Set<string>();
 
-  constructor(private readonly context: vscode.ExtensionContext, private readonly service: RouterService) {
+  /** @param usage the use memory (learning from use); selection runs without it when absent */
+  constructor(private readonly context: vscode.ExtensionContext, private readonly service: RouterService, private readonly usage?: UsageMemory) {
     this.inspect(service.router.listTools());
     // Flags are computed synchronously here, before the tree and the panel (which subscribe later) redraw.
     this.offTools = service.router.onDidChangeTools((tools) => {
@@ -138,7 +140,10 @@ export class SelectionService implements vscode.Disposable {
       cacheFolder: vscode.Uri.joinPath(this.context.globalStorageUri, 'embeddings').fsPath,
       log,
       quarantine: this.quarantine,
+      ...(this.usage ? { usage: this.usage } : {}),
     });
+    // Prompt vectors are compared only with records of the same model.
+    if (this.usage) this.usage.modelId = engine.index?.modelId;
     if (engine.embedderProblem) this.service.log.warn(`Tool selection uses keywords only: ${engine.embedderProblem}`);
     for (const issue of engine.selector.issues) this.service.log.warn(`Selection settings: ${issue}`);
     engine.selector.setCatalogue(this.service.router.listTools());

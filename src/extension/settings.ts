@@ -9,6 +9,7 @@ import { DEFAULT_CAP, DEFAULT_MIN_TOOLS, DEFAULT_SIMILARITY_THRESHOLD, DEFAULT_T
 import type { EmbeddingProvider } from '../core/selection/selectionEngine';
 import { DEFAULT_MAX_STEPS } from '../core/chat/chatTurn';
 import { DEFAULT_COST_LIMITS } from '../core/guards/costMonitor';
+import { DEFAULT_LEARNING_ENABLED } from '../core/learning/usageMemory';
 
 export interface ExtensionSettings {
   /** Servers in mcp.json format (`{"servers": {...}, "inputs": [...]}`), or a bare map of servers. */
@@ -21,6 +22,8 @@ export interface ExtensionSettings {
   /** `default` (the bundled model), a model folder (local) or a model name (ollama/openai). */
   readonly 'embeddings.model': string;
   readonly 'embeddings.endpoint': string;
+  /** Offer, once, to download a pinned pretrained model while the bundled one is in use. */
+  readonly 'embeddings.offerPretrainedModel': boolean;
   readonly 'selection.minTools': number;
   readonly 'selection.threshold': number;
   readonly 'selection.topK': number;
@@ -41,6 +44,8 @@ export interface ExtensionSettings {
   readonly 'cost.minimumBaselineTokensPerMinute': number;
   /** Tool name or glob → `{sameArgs, emptyResults}` loop thresholds. */
   readonly 'loops.perTool': Record<string, { sameArgs?: number; emptyResults?: number }>;
+  /** Record prompts and the tools they needed in the workspace's storage, and raise those tools later. */
+  readonly 'learning.enabled': boolean;
 }
 
 /** Selection defaults come from the core, so the settings and the CLI can never disagree. */
@@ -51,6 +56,7 @@ export const SETTING_DEFAULTS: ExtensionSettings = {
   'embeddings.provider': 'local',
   'embeddings.model': 'default',
   'embeddings.endpoint': '',
+  'embeddings.offerPretrainedModel': true,
   'selection.minTools': DEFAULT_MIN_TOOLS,
   'selection.threshold': DEFAULT_SIMILARITY_THRESHOLD,
   'selection.topK': DEFAULT_TOP_K,
@@ -71,6 +77,7 @@ export const SETTING_DEFAULTS: ExtensionSettings = {
   'cost.spikeMultiplier': DEFAULT_COST_LIMITS.spikeMultiplier,
   'cost.minimumBaselineTokensPerMinute': DEFAULT_COST_LIMITS.minimumBaselineTokensPerMinute,
   'loops.perTool': {},
+  'learning.enabled': DEFAULT_LEARNING_ENABLED,
 };
 
 /** Every command the extension contributes; a test checks these against package.json and the registry. */
@@ -88,6 +95,8 @@ export const COMMANDS = {
   resume: 'toolRouter.resume',
   resetCostWindow: 'toolRouter.resetCostWindow',
   showPanel: 'toolRouter.showPanel',
+  clearUsageMemory: 'toolRouter.clearUsageMemory',
+  replayUsage: 'toolRouter.replayUsage',
 } as const;
 
 export const VIEW_SERVERS = 'toolRouter.servers';

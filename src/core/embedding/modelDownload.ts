@@ -3,9 +3,14 @@
  * URL into a local folder, for the Download model… command and the CLI. Files stream to a staging folder
  * beside the destination while their sha256 is computed; the destination is replaced only when every file
  * arrived and matched its expected hash, so a failed or cancelled download never leaves a half model behind.
+ *
+ * {@link downloadModelFiles} does the same for a list of files each with its own URL, size and sha256 (the
+ * pinned models), and resumes: what arrived survives a cancel, a failure or a crash in a partial folder
+ * beside the destination, and the next attempt asks only for the rest.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { createHash, randomBytes, type Hash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { errorText, networkErrorDetail } from './errorDetails';
 import { EmbeddingError } from './embedder';
@@ -82,13 +87,7 @@ async function downloadFile(job: FileDownload): Promise<string | undefined> {
   const { file, shownBase } = job;
   const url = new URL(file, job.base);
   const stallMs = job.stallTimeoutMs ?? DOWNLOAD_STALL_TIMEOUT_MS;
-  const stall = new AbortController();
-  let timer = setTimeout(() => stall.abort(), stallMs);
-  const resetStall = (): void => {
-    clearTimeout(timer);
-    timer = setTimeout(() => stall.abort(), stallMs);
-  };
-  const signal = job.signal ? AbortSignal.any([job.signal, stall.signal]) : stall.signal;
+  const { signal, reset: resetStall, stop: stopStall } = watchStall(job.signal, stallMs);
   const aborted = (cause: unknown): EmbeddingError =>
     job.signal?.aborted
       ? new EmbeddingError('CANCELLED', `The model download was cancelled; nothing was installed.`, { cause })
@@ -155,7 +154,7 @@ async function downloadFile(job: FileDownload): Promise<string | undefined> {
     if (error instanceof EmbeddingError) throw error;
     throw writeError(path.join(job.staging, file), error);
   } finally {
-    clearTimeout(timer);
+    stopStall();
     await handle?.close();
   }
 }
@@ -211,4 +210,331 @@ function isWriteError(error: unknown): boolean {
 
 function writeError(file: string, error: unknown): Error {
   return new Error(`Could not write ${file} (${errorText(error)}). Check free space and permissions; nothing was installed.`, { cause: error });
+}
+
+/** A timer that aborts the returned signal when nothing arrives for `stallMs`; also aborted by `outer`. */
+function watchStall(outer: AbortSignal | undefined, stallMs: number): { signal: AbortSignal; reset: () => void; stop: () => void } {
+  const stall = new AbortController();
+  let timer = setTimeout(() => stall.abort(), stallMs);
+  return {
+    signal: outer ? AbortSignal.any([outer, stall.signal]) : stall.signal,
+    reset: () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => stall.abort(), stallMs);
+    },
+    stop: () => clearTimeout(timer),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// A list of pinned files, resumable.
+
+/** One file of a model: where it goes in the folder, where it comes from, and exactly what it must be. */
+export interface ModelFileSource {
+  /** Path inside the model folder, e.g. "model.onnx" or "1_Pooling/config.json". */
+  readonly name: string;
+  readonly url: string;
+  /** Lower-case hex sha256 of the whole file. */
+  readonly sha256: string;
+  readonly bytes: number;
+}
+
+export interface DownloadModelFilesOptions {
+  readonly files: readonly ModelFileSource[];
+  /** The folder to create or replace. */
+  readonly dest: string;
+  /** Small files written as given once every download matched, e.g. tool_router_model.json. */
+  readonly extraFiles?: Readonly<Record<string, string>>;
+  /** Bytes on disk over the total of all files; `file` is the one being fetched. */
+  readonly onProgress?: (done: number, total: number, file: string) => void;
+  readonly signal?: AbortSignal;
+  readonly fetchImpl?: typeof fetch;
+  readonly stallTimeoutMs?: number;
+}
+
+/** Hex digits of the file-list digest in a partial folder's name: enough that two lists never share one. */
+export const PARTIAL_KEY_HEX_CHARS = 16;
+
+/**
+ * Where the bytes of an unfinished download of `files` into `dest` are kept. The name carries a digest of
+ * every file's name, URL, size and hash, so a different model or a re-pinned file never appends to them.
+ */
+export function partialFolderFor(dest: string, files: readonly ModelFileSource[]): string {
+  const key = createHash('sha256');
+  for (const f of files) key.update(`${f.name}\0${f.url}\0${f.bytes}\0${f.sha256.toLowerCase()}\n`);
+  return `${path.resolve(dest)}.partial-${key.digest('hex').slice(0, PARTIAL_KEY_HEX_CHARS)}`;
+}
+
+/**
+ * Downloads every file into a partial folder beside `dest`, checks each against its size and sha256, and
+ * then puts the folder at `dest` in one rename. Returns the sha256 of every file, by name.
+ *
+ * Resume: bytes already in the partial folder are kept; the next attempt sends `Range: bytes=N-` and
+ * appends when the server answers 206 with the matching Content-Range, and starts the file over on a 200.
+ * Rejects with EmbeddingError: MODEL_INVALID (a file is not the pinned one: wrong hash or too large; that
+ * partial file is deleted), ENDPOINT_UNAVAILABLE (network or HTTP failure), TIMEOUT (stalled) or CANCELLED.
+ * In every case nothing is installed, and except for a wrong file the bytes received are kept.
+ */
+export async function downloadModelFiles(options: DownloadModelFilesOptions): Promise<Record<string, string>> {
+  const files = checkFileList(options.files);
+  const extra = Object.entries(options.extraFiles ?? {});
+  for (const [name] of extra) {
+    checkFolderPath(name);
+    if (files.some((f) => f.name === name)) throw new TypeError(`"${name}" is both downloaded and written as an extra file.`);
+  }
+  const dest = path.resolve(options.dest);
+  const partial = partialFolderFor(dest, files);
+  await mkdir(partial, { recursive: true });
+  const unlock = await lockPartial(partial);
+  try {
+    const total = files.reduce((sum, f) => sum + f.bytes, 0);
+    const onDisk = await Promise.all(files.map((f) => sizeOnDisk(path.join(partial, f.name))));
+    const done = onDisk.map((size, i) => Math.min(size, files[i]!.bytes));
+    const report = (i: number, bytes: number): void => {
+      done[i] = bytes;
+      options.onProgress?.(done.reduce((a, b) => a + b, 0), total, files[i]!.name);
+    };
+    const hashes: Record<string, string> = {};
+    for (let i = 0; i < files.length; i++) {
+      hashes[files[i]!.name] = await fetchResumable({ ...options, file: files[i]!, target: path.join(partial, files[i]!.name), report: (bytes) => report(i, bytes) });
+    }
+    for (const [name, text] of extra) {
+      const target = path.join(partial, name);
+      await mkdir(path.dirname(target), { recursive: true });
+      await writeFile(target, text).catch((error: unknown) => {
+        throw writeError(target, error);
+      });
+    }
+    await replaceFolder(partial, dest);
+    await removeStalePartials(dest);
+    return hashes;
+  } finally {
+    await unlock();
+  }
+}
+
+/**
+ * Once a model is installed, the bytes kept for other pins of the same destination (a model re-pinned
+ * since they were fetched) can never be used: remove them, unless another download holds them.
+ */
+async function removeStalePartials(dest: string): Promise<void> {
+  const prefix = `${path.basename(dest)}.partial-`;
+  const names = await readdir(path.dirname(dest)).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(prefix) || name.endsWith('.lock')) continue;
+    const folder = path.join(path.dirname(dest), name);
+    if (names.includes(`${name}.lock`)) continue;
+    await rm(folder, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+interface ResumableJob extends DownloadModelFilesOptions {
+  readonly file: ModelFileSource;
+  readonly target: string;
+  /** Bytes of this file on disk so far. */
+  readonly report: (bytes: number) => void;
+}
+
+/** Brings one file in the partial folder to its full, checked content; returns its sha256. */
+async function fetchResumable(job: ResumableJob): Promise<string> {
+  const { file, target } = job;
+  await mkdir(path.dirname(target), { recursive: true });
+  let have = await sizeOnDisk(target);
+  if (have > file.bytes) {
+    await rm(target, { force: true });
+    have = 0;
+  }
+  if (have === file.bytes) {
+    // Complete from an earlier attempt (a later file failed): keep it if it is still right.
+    const sha = await hashPrefix(target, createHash('sha256'), have).then((h) => h.digest('hex'));
+    if (sha === file.sha256) {
+      job.report(have);
+      return sha;
+    }
+    await rm(target, { force: true });
+    have = 0;
+  }
+
+  const stallMs = job.stallTimeoutMs ?? DOWNLOAD_STALL_TIMEOUT_MS;
+  const { signal, reset: resetStall, stop: stopStall } = watchStall(job.signal, stallMs);
+  const aborted = (cause: unknown, received: number): EmbeddingError =>
+    job.signal?.aborted
+      ? new EmbeddingError('CANCELLED', `The model download was cancelled; nothing was installed. The ${received} bytes of ${file.name} received so far are kept, and the next download continues from there.`, { cause })
+      : new EmbeddingError('TIMEOUT', `The download of ${file.name} from ${file.url} stalled: nothing arrived for ${Math.round(stallMs / 1000)} s. Check your connection and try again; it continues where it stopped.`, { cause });
+  const request = async (from: number): Promise<Response> => {
+    const headers: Record<string, string> = { 'accept-encoding': 'identity' }; // byte offsets must be the file's own
+    if (from > 0) headers['range'] = `bytes=${from}-`;
+    try {
+      return await (job.fetchImpl ?? fetch)(file.url, { signal, redirect: 'follow', headers });
+    } catch (error) {
+      if (signal.aborted) throw aborted(error, from);
+      throw new EmbeddingError('ENDPOINT_UNAVAILABLE', `Could not download ${file.name} from ${file.url} (${networkErrorDetail(error)}). Check your network connection; the download continues where it stopped.`, { cause: error });
+    }
+  };
+
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  let received = have;
+  try {
+    let response = await request(have);
+    let append = false;
+    if (have > 0) {
+      if (response.status === 206 && continuesAt(response, have, file.bytes)) {
+        append = true;
+      } else if (response.status !== 200) {
+        // 416 or a range we did not ask for: the bytes we hold cannot be continued, so fetch the whole file.
+        await response.body?.cancel();
+        response = await request(0);
+      }
+    }
+    if (response.status === 404) {
+      await response.body?.cancel();
+      throw new EmbeddingError('MODEL_INVALID', `${file.url} is gone (HTTP 404): the pinned file ${file.name} is no longer at its address. Choose another model, or use a custom URL.`);
+    }
+    if (!response.ok || !response.body) {
+      await response.body?.cancel();
+      throw new EmbeddingError('ENDPOINT_UNAVAILABLE', `Downloading ${file.name} from ${file.url} failed: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}. Try again later; the download continues where it stopped.`);
+    }
+    const hash = createHash('sha256');
+    if (append) {
+      await hashPrefix(target, hash, have);
+    } else {
+      received = 0; // a 200 is the whole file: what we held is replaced
+    }
+    handle = await open(target, append ? 'a' : 'w');
+    job.report(received);
+    try {
+      for await (const chunk of response.body) {
+        resetStall();
+        received += chunk.length;
+        if (received > file.bytes) {
+          await handle.close();
+          handle = undefined;
+          await rm(target, { force: true });
+          throw new EmbeddingError('MODEL_INVALID', `${file.name} from ${file.url} is larger than the pinned ${file.bytes} bytes, so it is not the pinned file. The partial file was deleted and nothing was installed.`);
+        }
+        hash.update(chunk);
+        await handle.write(chunk);
+        job.report(received);
+      }
+    } catch (error) {
+      if (error instanceof EmbeddingError) throw error;
+      if (signal.aborted) throw aborted(error, received);
+      if (isWriteError(error)) throw writeError(target, error);
+      throw new EmbeddingError('ENDPOINT_UNAVAILABLE', `The download of ${file.name} from ${file.url} broke off after ${received} of ${file.bytes} bytes (${networkErrorDetail(error)}). Try again; it continues from there.`, { cause: error });
+    }
+    if (received < file.bytes) {
+      throw new EmbeddingError('ENDPOINT_UNAVAILABLE', `The download of ${file.name} from ${file.url} ended after ${received} of ${file.bytes} bytes. Try again; it continues from there.`);
+    }
+    const sha = hash.digest('hex');
+    if (sha !== file.sha256) {
+      await handle.close();
+      handle = undefined;
+      await rm(target, { force: true });
+      throw new EmbeddingError('MODEL_INVALID', `${file.name} from ${file.url} has sha256 ${sha}, but ${file.sha256} was expected. The file changed on the server or was altered on the way; the partial file was deleted and nothing was installed.`);
+    }
+    return sha;
+  } catch (error) {
+    if (error instanceof EmbeddingError) throw error;
+    throw writeError(target, error);
+  } finally {
+    stopStall();
+    await handle?.close();
+  }
+}
+
+/** A 206 that continues exactly at `from` up to the end of a file of `size` bytes, unencoded. */
+function continuesAt(response: Response, from: number, size: number): boolean {
+  if ((response.headers.get('content-encoding') ?? 'identity') !== 'identity') return false;
+  const match = /^bytes\s+(\d+)-(\d+)\/(\d+|\*)$/i.exec((response.headers.get('content-range') ?? '').trim());
+  if (!match) return false;
+  return Number(match[1]) === from && Number(match[2]) === size - 1 && (match[3] === '*' || Number(match[3]) === size);
+}
+
+async function sizeOnDisk(file: string): Promise<number> {
+  try {
+    const info = await stat(file);
+    return info.isFile() ? info.size : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Feeds the first `bytes` bytes of `file` into `hash`. */
+function hashPrefix(file: string, hash: Hash, bytes: number): Promise<Hash> {
+  if (bytes === 0) return Promise.resolve(hash);
+  return new Promise((resolve, reject) => {
+    const stream = createReadStream(file, { start: 0, end: bytes - 1 });
+    stream.on('data', (chunk) => hash.update(chunk));
+    stream.on('error', (error) => reject(writeError(file, error)));
+    stream.on('end', () => resolve(hash));
+  });
+}
+
+function checkFileList(files: readonly ModelFileSource[]): ModelFileSource[] {
+  if (files.length === 0) throw new TypeError('A model download needs at least one file.');
+  const seen = new Set<string>();
+  return files.map((f) => {
+    checkFolderPath(f.name);
+    if (seen.has(f.name)) throw new TypeError(`"${f.name}" is listed twice in the model's files.`);
+    seen.add(f.name);
+    let url: URL;
+    try {
+      url = new URL(f.url);
+    } catch {
+      throw new TypeError(`The URL of ${f.name}, "${f.url}", is not a URL.`);
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`The URL of ${f.name}, "${f.url}", is not an http(s) URL.`);
+    const sha = f.sha256.trim().toLowerCase();
+    if (!/^[0-9a-f]{64}$/.test(sha)) throw new TypeError(`The sha256 of ${f.name} must be 64 hex digits, not "${f.sha256}".`);
+    if (!Number.isSafeInteger(f.bytes) || f.bytes < 1 || f.bytes > MAX_MODEL_FILE_BYTES) {
+      throw new TypeError(`The size of ${f.name} must be a whole number of bytes from 1 to ${MAX_MODEL_FILE_BYTES}, not ${f.bytes}.`);
+    }
+    return { ...f, sha256: sha };
+  });
+}
+
+/** A relative path that stays inside the model folder. */
+function checkFolderPath(name: string): void {
+  const normal = path.posix.normalize(name);
+  if (name === '' || path.isAbsolute(name) || path.posix.isAbsolute(name) || normal.startsWith('..') || normal !== name || name.includes('\\')) {
+    throw new TypeError(`"${name}" is not a plain relative path inside the model folder.`);
+  }
+}
+
+/** Downloads of partial folders under way in this process. */
+const activePartials = new Set<string>();
+
+/**
+ * Takes the partial folder for this process: two windows downloading the same model would otherwise append
+ * to the same files. A lock left by a process that is gone (a crash) is taken over.
+ */
+async function lockPartial(partial: string): Promise<() => Promise<void>> {
+  const busy = (who: string): EmbeddingError =>
+    new EmbeddingError('ENDPOINT_UNAVAILABLE', `This model is already being downloaded (${who}); wait for that download to finish.`);
+  if (activePartials.has(partial)) throw busy('in this window');
+  const lock = `${partial}.lock`;
+  try {
+    await writeFile(lock, String(process.pid), { flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw writeError(lock, error);
+    const pid = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
+    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && processIsAlive(pid)) throw busy(`by process ${pid}`);
+    await writeFile(lock, String(process.pid)).catch((e: unknown) => {
+      throw writeError(lock, e);
+    });
+  }
+  activePartials.add(partial);
+  return async () => {
+    activePartials.delete(partial);
+    await rm(lock, { force: true });
+  };
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, owned by someone else
+  }
 }

@@ -15,7 +15,9 @@ export const BM25_B = 0.75;
 /**
  * BM25F field weights: a word in the name says more about the tool than one in a parameter's
  * description. Name ×3, parameter docs ×0.3 and enum values ×0.5 together gained 1.4 points on bfcl
- * live_multiple and 2.6 on seal-tools all@25 over a single flat field.
+ * live_multiple and 2.6 on seal-tools all@25 over a single flat field. The server's name (weight 1)
+ * catches "…in the CRM", "on notion": +1.4 recall@25 on the team set's dev catalogues, +0.6 on its test
+ * ones; data without servers is unchanged.
  */
 export const FIELD_WEIGHTS = {
   name: 3,
@@ -23,6 +25,7 @@ export const FIELD_WEIGHTS = {
   parameterNames: 0.3,
   parameterDescriptions: 0.3,
   enumValues: 0.5,
+  server: 1,
 } as const;
 
 type FieldName = keyof typeof FIELD_WEIGHTS;
@@ -89,6 +92,7 @@ export class LexicalRanker {
         parameterNames: fields.parameterNames.join(' '),
         parameterDescriptions: fields.parameterDescriptions.join(' '),
         enumValues: fields.enumValues.join(' '),
+        server: fields.server,
       };
       const texts = plain ? [[fields.name, fields.description, ...fields.parameterNames, ...fields.parameterDescriptions].join(' ')] : FIELDS.map((f) => byField[f]);
       counts.push(

@@ -5,7 +5,7 @@ import { HttpEmbedder } from '../embedding/httpEmbedder';
 import { OnnxEmbedder } from '../embedding/onnxEmbedder';
 import { LexicalRanker } from './lexicalRanker';
 import { ToolIndex, rankableFor } from './toolIndex';
-import { DEFAULT_SELECTION_OPTIONS, ToolSelector, type SelectionOptions } from './toolSelector';
+import { DEFAULT_SELECTION_OPTIONS, ToolSelector, type SelectionOptions, type SelectorDeps, type UsageHints } from './toolSelector';
 
 /**
  * Puts selection together from settings: the embedder (our default ONNX model, any model folder, or an
@@ -38,6 +38,8 @@ export interface SelectionEngineOptions {
   readonly cacheFolder?: string;
   readonly log?: (message: string) => void;
   readonly quarantine?: () => ReadonlyMap<string, string>;
+  /** What past prompts needed (the use memory, src/core/learning/usageMemory.ts); none without it. */
+  readonly usage?: UsageHints;
 }
 
 export interface SelectionEngine {
@@ -45,8 +47,16 @@ export interface SelectionEngine {
   readonly index?: ToolIndex;
   /** Why there is no embedder, when there is none. */
   readonly embedderProblem?: string;
+  /** Why the configured model folder gave way to the bundled model, when it did. */
+  readonly embedderFallback?: string;
   /** Exposed name → why the tool is quarantined; search must leave these out of its ranking too. */
   readonly quarantine?: () => ReadonlyMap<string, string>;
+  /**
+   * Another selector over the same index, options and quarantine, with other usage hints (none when
+   * undefined), for coverage replay. Give it the main selector's catalogue (`setCatalogue` also sets the
+   * shared index's texts).
+   */
+  createSelector(usage?: UsageHints): ToolSelector;
   dispose(): Promise<void>;
 }
 
@@ -56,7 +66,7 @@ export async function createEmbedder(settings: EmbeddingSettings, root: string):
     case 'none':
       return undefined;
     case 'local': {
-      const folder = settings.model === 'default' || settings.model === '' ? path.join(root, DEFAULT_MODEL_DIR) : path.resolve(root, settings.model);
+      const folder = isBundledModel(settings.model) ? path.join(root, DEFAULT_MODEL_DIR) : path.resolve(root, settings.model);
       return OnnxEmbedder.load(folder);
     }
     case 'ollama':
@@ -70,12 +80,43 @@ export async function createEmbedder(settings: EmbeddingSettings, root: string):
   }
 }
 
+/**
+ * Like createEmbedder, but a local model folder other than the bundled one must load and run one text
+ * first; when it cannot (a broken or half-copied download), the bundled model is used instead and
+ * `fallback` says why. The bundled model failing too is thrown as usual.
+ */
+export async function createEmbedderWithFallback(settings: EmbeddingSettings, root: string): Promise<{ embedder: Embedder | undefined; fallback?: string }> {
+  if (settings.provider !== 'local' || isBundledModel(settings.model)) return { embedder: await createEmbedder(settings, root) };
+  let reason: string;
+  try {
+    const embedder = await OnnxEmbedder.load(path.resolve(root, settings.model));
+    try {
+      // Loading reads the tokenizer and hashes the file; only a run proves onnxruntime accepts the graph.
+      await embedder.warmUp();
+      return { embedder };
+    } catch (error) {
+      await embedder.dispose();
+      throw error;
+    }
+  } catch (error) {
+    reason = (error as Error).message;
+  }
+  const embedder = await createEmbedder({ provider: 'local', model: 'default' }, root);
+  return { embedder, fallback: `The configured model folder ${settings.model} could not be used, so the bundled default model is used instead. ${reason} Download the model again, or set the model back to "default".` };
+}
+
+function isBundledModel(model: string): boolean {
+  return model === 'default' || model === '';
+}
+
 export async function createSelectionEngine(options: SelectionEngineOptions): Promise<SelectionEngine> {
   const log = options.log ?? (() => undefined);
   let embedder: Embedder | undefined;
   let embedderProblem: string | undefined;
+  let embedderFallback: string | undefined;
   try {
-    embedder = await createEmbedder(options.embeddings, options.root);
+    ({ embedder, fallback: embedderFallback } = await createEmbedderWithFallback(options.embeddings, options.root));
+    if (embedderFallback) log(embedderFallback);
     if (!embedder) embedderProblem = 'embeddings are turned off (provider "none")';
   } catch (error) {
     embedderProblem = (error as Error).message;
@@ -88,19 +129,20 @@ export async function createSelectionEngine(options: SelectionEngineOptions): Pr
     // Prompts go straight to the model: they rarely repeat, and need not be stored anywhere.
     index = new ToolIndex(toolEmbedder, log, embedder);
   }
-  const selector = new ToolSelector(
-    { ...DEFAULT_SELECTION_OPTIONS, ...options.selection },
-    {
-      ...(index ? { index } : {}),
-      createLexical: (tools) => new LexicalRanker(tools.map(rankableFor)),
-      ...(options.quarantine ? { quarantine: options.quarantine } : {}),
-    },
-  );
+  const deps: SelectorDeps = {
+    ...(index ? { index } : {}),
+    createLexical: (tools) => new LexicalRanker(tools.map(rankableFor)),
+    ...(options.quarantine ? { quarantine: options.quarantine } : {}),
+  };
+  const selectionOptions = { ...DEFAULT_SELECTION_OPTIONS, ...options.selection };
+  const selector = new ToolSelector(selectionOptions, { ...deps, ...(options.usage ? { usage: options.usage } : {}) });
   return {
     selector,
     ...(index ? { index } : {}),
     ...(embedderProblem ? { embedderProblem } : {}),
+    ...(embedderFallback ? { embedderFallback } : {}),
     ...(options.quarantine ? { quarantine: options.quarantine } : {}),
+    createSelector: (usage) => new ToolSelector(selectionOptions, { ...deps, ...(usage ? { usage } : {}) }),
     dispose: async () => {
       index?.dispose();
       await toolEmbedder?.dispose();

@@ -11,6 +11,8 @@ export interface RankableTool {
   readonly name: string;
   readonly description?: string;
   readonly inputSchema?: unknown;
+  /** The server the tool comes from, when known: its name is a word about what the tool is for. */
+  readonly server?: string;
 }
 
 export interface ToolFields {
@@ -22,6 +24,8 @@ export interface ToolFields {
   readonly parameterDescriptions: readonly string[];
   /** Enum and const values of string parameters (`"celsius"`, `"fahrenheit"`). */
   readonly enumValues: readonly string[];
+  /** The server's name, identifiers split ('' when unknown). */
+  readonly server: string;
 }
 
 /** Deep schemas are rare and their inner levels say little; this keeps a hostile schema cheap. */
@@ -66,6 +70,7 @@ export function toolFields(tool: RankableTool): ToolFields {
     parameterNames,
     parameterDescriptions,
     enumValues,
+    server: tool.server ? splitIdentifiers(tool.server) : '',
   };
 }
 

@@ -22,7 +22,7 @@ export function embeddingTextFor(tool: SelectableTool): string {
 
 /** The tool as ranking reads it: its own name and description, keyed by its unique (exposed) name. */
 export function rankableFor(tool: SelectableTool): RankableTool {
-  return { id: tool.name, name: tool.originalName ?? tool.name, description: tool.originalDescription ?? tool.description, inputSchema: tool.inputSchema };
+  return { id: tool.name, name: tool.originalName ?? tool.name, description: tool.originalDescription ?? tool.description, inputSchema: tool.inputSchema, server: tool.server };
 }
 
 export class ToolIndex {

@@ -3,6 +3,8 @@ import { KeywordStage, EMPTY_KEYWORD_CONFIG, type KeywordConfig } from './keywor
 import { estimateToolTokens, type ChosenTool, type DroppedTool, type SelectableTool, type Selection, type SelectionMethod } from './selectionTypes';
 import { StickyWindow, DEFAULT_STICKY_LOOKBACK_TURNS, DEFAULT_STICKY_MAX } from './stickyTools';
 import { embeddingTextFor, type ToolIndex } from './toolIndex';
+import { splitClauses } from './clauses';
+import { boostByServer, headThenServer, type ServerPolicy } from './serverAware';
 
 /**
  * selectTools: from a prompt and the catalogue, the few tools to send, each with its provenance.
@@ -37,6 +39,11 @@ export const DEFAULT_LEXICAL_WEIGHT = 0.5;
  */
 export const DEFAULT_LEXICAL_Z_THRESHOLD = 1.65;
 
+/** Placeholder until measured on the dev sets (0 = off). */
+export const DEFAULT_SERVER_BOOST = 0;
+/** Placeholder until measured on the dev sets (0 = off). */
+export const DEFAULT_CLAUSE_WEIGHT = 0;
+
 export interface SelectionOptions {
   /** Always keep this many top-ranked tools. */
   readonly minTools: number;
@@ -57,6 +64,12 @@ export interface SelectionOptions {
   readonly stickyLookback: number;
   readonly stickyMax: number;
   readonly keyword: KeywordConfig;
+  /** Weight of the server boost (0: off); see serverAware.ts. */
+  readonly serverBoost: number;
+  /** Each clause of a multi-request prompt also scores tools, times this weight (0: off); see clauses.ts. */
+  readonly clauseWeight: number;
+  /** The head-then-strongest-server ranking policy (undefined: plain ranking); its window is the cap. */
+  readonly serverPolicy?: Omit<ServerPolicy, 'window'>;
 }
 
 export const DEFAULT_SELECTION_OPTIONS: SelectionOptions = {
@@ -72,6 +85,8 @@ export const DEFAULT_SELECTION_OPTIONS: SelectionOptions = {
   stickyLookback: DEFAULT_STICKY_LOOKBACK_TURNS,
   stickyMax: DEFAULT_STICKY_MAX,
   keyword: EMPTY_KEYWORD_CONFIG,
+  serverBoost: DEFAULT_SERVER_BOOST,
+  clauseWeight: DEFAULT_CLAUSE_WEIGHT,
 };
 
 /** Scores every tool of a catalogue for a query, aligned with the catalogue's order. */
@@ -125,12 +140,15 @@ interface Scores {
   readonly lexical?: Float64Array;
   /** Usage hints added to `fused` (0 where none). */
   readonly usage?: Float64Array;
+  /** How many clauses were scored apart (0: the prompt was one request). */
+  readonly clauses?: number;
 }
 
 export class ToolSelector {
   readonly sticky: StickyWindow;
   private tools: SelectableTool[] = [];
   private texts: string[] = [];
+  private servers: string[] = [];
   private keyword: KeywordStage;
   private lexical: LexicalScorer | undefined;
   private catalogueTokens = 0;
@@ -158,6 +176,7 @@ export class ToolSelector {
   setCatalogue(tools: readonly SelectableTool[]): void {
     this.tools = [...tools];
     this.texts = this.tools.map(embeddingTextFor);
+    this.servers = this.tools.map((t) => t.server);
     this.keyword = new KeywordStage(this.options.keyword, [...new Set(this.tools.map((t) => t.server))]);
     this.lexical = this.deps.createLexical?.(this.tools);
     this.catalogueTokens = this.tools.reduce((sum, t) => sum + estimateToolTokens(t), 0);
@@ -227,6 +246,10 @@ export class ToolSelector {
       methodNote = scored.note;
       if (scores) {
         ranked = time('rank', () => topIndices(scores!.fused, RANKING_LIMIT));
+        if (this.options.serverPolicy) {
+          const policy = this.options.serverPolicy;
+          ranked = time('serverPolicy', () => headThenServer(ranked, scores!.fused, this.servers, { ...policy, window: this.options.cap }));
+        }
         let picked = 0;
         for (const i of ranked) {
           if (picked >= this.options.topK) break;
@@ -246,7 +269,9 @@ export class ToolSelector {
             continue;
           }
           picked++;
-          add(tool.name, stage, 2, reason);
+          const hint = scores.usage?.[i] ?? 0;
+          add(tool.name, stage, 2, hint > 0 ? `${reason}; similar past prompts needed it (memory ${hint.toFixed(2)})` : reason);
+          if (hint > 0) add(tool.name, 'memory', 2, '');
         }
       }
       for (const [name, stages] of keywordPicks) {
@@ -341,65 +366,66 @@ export class ToolSelector {
     return this.aligned;
   }
 
-  /** Lexical and embedding scores, fused by z-score. Falls back to lexical alone when the embedder cannot help. */
+  /**
+   * Lexical and embedding scores, fused by z-score. Falls back to lexical alone when the embedder cannot
+   * help. Then, in order: clause matching (a multi-request prompt's clauses scored on their own), usage
+   * hints, and the server boost.
+   */
   private async score(request: SelectionRequest, timings: Record<string, number>, issues: string[]): Promise<{ scores?: Scores; usedEmbedding: boolean; note?: string }> {
     const n = this.tools.length;
     if (n === 0) return { usedEmbedding: false, note: 'the catalogue is empty' };
-    let t0 = performance.now();
-    let lexical: Float64Array | undefined;
-    if (this.lexical) {
-      const raw = this.lexical.score(request.prompt);
-      lexical = Float64Array.from({ length: n }, (_, i) => raw[i] ?? 0);
-    }
-    timings['lexical'] = performance.now() - t0;
-
     const index = this.deps.index;
     let note: string | undefined;
-    let cosine: Float64Array | undefined;
-    let hasCosine: Uint8Array | undefined;
-    let promptVector: Float32Array | undefined;
+    let embed = false;
     if (!index) note = 'no embedder is configured';
     else if (index.error) note = `the embedder failed (${index.error}); using keywords only`;
     else {
       const { ready, total } = index.readiness();
       if (ready === 0) note = 'the embedding index is still being built; using keywords only';
       else {
-        t0 = performance.now();
-        try {
-          const q = await index.embedQuery(request.prompt, request.signal);
-          promptVector = q;
-          timings['embedPrompt'] = performance.now() - t0;
-          t0 = performance.now();
-          cosine = new Float64Array(n);
-          hasCosine = new Uint8Array(n);
-          const { matrix, present, dimension } = this.alignedVectors(index);
-          for (let i = 0; i < n; i++) {
-            if (!present[i]) continue;
-            cosine[i] = dot(matrix, i * dimension, q, dimension);
-            hasCosine[i] = 1;
-          }
-          timings['cosine'] = performance.now() - t0;
-          if (ready < total) note = `${ready} of ${total} tools embedded so far; the rest are ranked on keywords`;
-        } catch (error) {
-          note = `embedding the prompt failed (${(error as Error).message}); using keywords only`;
-          issues.push(note);
-          cosine = undefined;
-          hasCosine = undefined;
-        }
+        embed = true;
+        if (ready < total) note = `${ready} of ${total} tools embedded so far; the rest are ranked on keywords`;
       }
     }
-    if (!cosine && !lexical) return { usedEmbedding: false, ...(note ? { note } : {}) };
-    t0 = performance.now();
-    const fused = new Float64Array(n);
-    const zl = lexical ? zScores(lexical) : undefined;
-    const zc = cosine && hasCosine ? zScores(cosine, hasCosine) : undefined;
-    const w = zc && zl ? this.options.lexicalWeight : zl ? 1 : 0;
-    for (let i = 0; i < n; i++) fused[i] = w * (zl?.[i] ?? 0) + (1 - w) * (zc?.[i] ?? 0);
-    timings['fuse'] = performance.now() - t0;
+    let full: TextScores;
+    try {
+      full = await this.scoreText(request.prompt, embed, request.signal, timings);
+    } catch (error) {
+      note = `embedding the prompt failed (${(error as Error).message}); using keywords only`;
+      issues.push(note);
+      embed = false;
+      full = await this.scoreText(request.prompt, false, request.signal, timings);
+    }
+    const { lexical, cosine, hasCosine, vector } = full;
+    if (!full.fused) return { usedEmbedding: false, ...(note ? { note } : {}) };
+    const fused = full.fused;
+
+    let t0 = performance.now();
+    let clauseCount = 0;
+    if (this.options.clauseWeight > 0) {
+      const clauses = splitClauses(request.prompt);
+      if (clauses.length > 1) {
+        clauseCount = clauses.length;
+        const best = new Float64Array(n).fill(-Infinity);
+        for (const clause of clauses) {
+          const part = await this.scoreText(clause, embed, request.signal, undefined).catch((): TextScores => ({}));
+          if (!part.fused) continue;
+          for (let i = 0; i < n; i++) if (part.fused[i]! > best[i]!) best[i] = part.fused[i]!;
+        }
+        const lambda = this.options.clauseWeight;
+        if (process.env['CLAUSE_MODE'] === 'max') {
+          for (let i = 0; i < n; i++) if (Number.isFinite(best[i]!) && lambda * best[i]! > fused[i]!) fused[i] = lambda * best[i]!;
+        } else {
+          for (let i = 0; i < n; i++) if (Number.isFinite(best[i]!)) fused[i] = (1 - lambda) * fused[i]! + lambda * best[i]!;
+        }
+      }
+      timings['clauses'] = performance.now() - t0;
+    }
+
     let usage: Float64Array | undefined;
     if (this.deps.usage) {
       t0 = performance.now();
-      const hints = this.deps.usage.hintsFor(request.prompt, promptVector);
+      const hints = this.deps.usage.hintsFor(request.prompt, vector);
       if (hints.size > 0) {
         usage = new Float64Array(n);
         const at = new Map(this.tools.map((t, i) => [t.name, i]));
@@ -412,12 +438,65 @@ export class ToolSelector {
       }
       timings['usage'] = performance.now() - t0;
     }
+    if (this.options.serverBoost > 0) {
+      t0 = performance.now();
+      boostByServer(fused, this.servers, this.options.serverBoost);
+      timings['serverBoost'] = performance.now() - t0;
+    }
     return {
-      scores: { fused, ...(cosine && hasCosine ? { cosine, hasCosine } : {}), ...(lexical ? { lexical } : {}), ...(usage ? { usage } : {}) },
+      scores: { fused, ...(cosine && hasCosine ? { cosine, hasCosine } : {}), ...(lexical ? { lexical } : {}), ...(usage ? { usage } : {}), clauses: clauseCount },
       usedEmbedding: cosine !== undefined,
       ...(note ? { note } : {}),
     };
   }
+
+  /** One text's lexical and cosine scores over the catalogue, and their z-score fusion. */
+  private async scoreText(text: string, embed: boolean, signal: AbortSignal | undefined, timings: Record<string, number> | undefined): Promise<TextScores> {
+    const n = this.tools.length;
+    let t0 = performance.now();
+    let lexical: Float64Array | undefined;
+    if (this.lexical) {
+      const raw = this.lexical.score(text);
+      lexical = Float64Array.from({ length: n }, (_, i) => raw[i] ?? 0);
+    }
+    if (timings) timings['lexical'] = performance.now() - t0;
+    let cosine: Float64Array | undefined;
+    let hasCosine: Uint8Array | undefined;
+    let vector: Float32Array | undefined;
+    if (embed && this.deps.index) {
+      t0 = performance.now();
+      const q = await this.deps.index.embedQuery(text, signal);
+      vector = q;
+      if (timings) timings['embedPrompt'] = performance.now() - t0;
+      t0 = performance.now();
+      cosine = new Float64Array(n);
+      hasCosine = new Uint8Array(n);
+      const { matrix, present, dimension } = this.alignedVectors(this.deps.index);
+      for (let i = 0; i < n; i++) {
+        if (!present[i]) continue;
+        cosine[i] = dot(matrix, i * dimension, q, dimension);
+        hasCosine[i] = 1;
+      }
+      if (timings) timings['cosine'] = performance.now() - t0;
+    }
+    if (!cosine && !lexical) return {};
+    t0 = performance.now();
+    const fused = new Float64Array(n);
+    const zl = lexical ? zScores(lexical) : undefined;
+    const zc = cosine && hasCosine ? zScores(cosine, hasCosine) : undefined;
+    const w = zc && zl ? this.options.lexicalWeight : zl ? 1 : 0;
+    for (let i = 0; i < n; i++) fused[i] = w * (zl?.[i] ?? 0) + (1 - w) * (zc?.[i] ?? 0);
+    if (timings) timings['fuse'] = performance.now() - t0;
+    return { fused, ...(lexical ? { lexical } : {}), ...(cosine && hasCosine ? { cosine, hasCosine } : {}), ...(vector ? { vector } : {}) };
+  }
+}
+
+interface TextScores {
+  readonly fused?: Float64Array;
+  readonly lexical?: Float64Array;
+  readonly cosine?: Float64Array;
+  readonly hasCosine?: Uint8Array;
+  readonly vector?: Float32Array;
 }
 
 /** Dot product of `q` with the row at `base` of a packed matrix; unrolled by four, which V8 runs about twice as fast. */

@@ -13,7 +13,9 @@ import { splitIdentifiers } from '../../../src/core/embedding/textPreprocess';
 import { exportOnnxModel, quantiseRows, verifyOnnxModel } from '../../../scripts/model/onnxExport';
 import { DATA_DIR, MEASUREMENT_SETS, loadQueries } from '../../../scripts/model/retrievalData';
 import { ContrastiveTrainer, SeededRandom, StaticEmbeddingModel, type TrainingExample } from '../../../scripts/model/staticEmbeddingModel';
-import { PERMISSIVE_SPEC_LICENSE, TRAINING_SPLITS, trainingPairs } from '../../../scripts/model/trainingPairs';
+import { HELD_OUT_APIS, PERMISSIVE_SPEC_LICENSE, TEAM_REQUESTS_DIR, TRAINING_SPLITS, trainingPairs } from '../../../scripts/model/trainingPairs';
+import { loadQueriesFile, loadToolsFile } from '../../../src/core/selection/retrievalData';
+import { toolEmbeddingText } from '../../../src/core/selection/toolDocument';
 import { buildVocabulary, PAD_TOKEN, tokenizerConfig, tokenizerJson, UNK_TOKEN } from '../../../scripts/model/wordPieceVocabulary';
 
 const TEXTS = [
@@ -139,8 +141,25 @@ describe('default model training', () => {
 
     (fs.existsSync(DATA_DIR) ? it : it.skip)('has no request of a measurement split among its pairs', function () {
       this.timeout(60_000);
-      const { pairs } = trainingPairs({ metatoolPerToolCap: 0, openApi: 1, openApiDescriptionPairs: 0, authored: 1 });
+      const { pairs } = trainingPairs({ metatoolPerToolCap: 0, openApi: 1, openApiDescriptionPairs: 0, authored: 1, team: 1 });
       const training = new Set(pairs.map((p) => p.query.trim().toLowerCase()));
+      // The team set's held-out catalogues: neither their requests nor their tools' OpenAPI operations.
+      const teamFile = path.join(TEAM_REQUESTS_DIR, 'queries.jsonl');
+      if (fs.existsSync(teamFile)) {
+        const heldOut = loadQueriesFile(teamFile).filter((q) => q.split !== 'train');
+        const leaked = heldOut.filter((q) => training.has(q.query.trim().toLowerCase()));
+        assert.equal(leaked.length, 0, `team set dev/test: ${leaked.slice(0, 3).map((q) => q.query).join(' | ')}`);
+        // A held-out tool's text may reach training only as the identical text of a training catalogue's
+        // tool (Google's generated `operations_list` is word for word the same in several APIs).
+        const heldOutTools = new Set(heldOut.flatMap((q) => q.gold));
+        const allTools = loadToolsFile(path.join(TEAM_REQUESTS_DIR, 'tools.jsonl'));
+        const trainSplitTools = new Set(loadQueriesFile(teamFile, 'train').flatMap((q) => q.gold));
+        const trainTexts = new Set(allTools.filter((t) => trainSplitTools.has(t.id)).map((t) => toolEmbeddingText(t)));
+        const teamTools = new Set(pairs.filter((p) => p.source === 'team').map((p) => p.tool));
+        const leakedTools = allTools.filter((t) => heldOutTools.has(t.id) && teamTools.has(toolEmbeddingText(t)) && !trainTexts.has(toolEmbeddingText(t)));
+        assert.deepEqual(leakedTools.map((t) => t.id), [], 'a held-out tool is paired with a training request');
+      }
+      assert.ok(HELD_OUT_APIS.size >= 10, 'the dev and test catalogues name their OpenAPI apis');
       // Two- and three-word requests ("Get version") also occur as OpenAPI summaries by coincidence.
       const telling = (q: string): boolean => q.trim().split(/\s+/).length >= 4;
       for (const set of MEASUREMENT_SETS) {

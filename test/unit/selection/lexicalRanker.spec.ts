@@ -75,8 +75,17 @@ describe('toolFields', () => {
   });
 
   it('survives tools without a description or schema, and odd schemas', () => {
-    assert.deepEqual(toolFields({ id: 'x', name: 'x' }), { name: 'x', description: '', parameterNames: [], parameterDescriptions: [], enumValues: [] });
+    assert.deepEqual(toolFields({ id: 'x', name: 'x' }), { name: 'x', description: '', parameterNames: [], parameterDescriptions: [], enumValues: [], server: '' });
+    assert.equal(toolFields({ id: 'x', name: 'x', server: 'googleDrive' }).server, 'google Drive');
     assert.deepEqual(toolFields({ id: 'x', name: 'x', inputSchema: { properties: { a: true, b: null } } }).parameterNames, ['a', 'b']);
+  });
+
+  it('ranks a tool of the server a request names above an equal tool elsewhere', () => {
+    const ranker = new LexicalRanker([
+      { id: 'a_search', name: 'search', description: 'Search items', server: 'github' },
+      { id: 'b_search', name: 'search', description: 'Search items', server: 'notion' },
+    ]);
+    assert.deepEqual(ranker.rank('search items in notion', 2).map((r) => r.id), ['b_search', 'a_search']);
   });
 
   it('builds the embedding text as name: description plus parameter names', () => {
