@@ -32,8 +32,8 @@ function tableFor(s: SetScores): string {
       { method: 'model (cosine)', metrics: s.model },
       { method: 'BM25F (LexicalRanker)', metrics: s.bm25 },
       { method: `hybrid ${HYBRID_LEXICAL_WEIGHT}·z(BM25F) + ${round1(1 - HYBRID_LEXICAL_WEIGHT)}·z(cosine)`, metrics: s.hybrid.get(HYBRID_LEXICAL_WEIGHT)! },
-      { method: 'model, best clause blended (not in the router)', metrics: s.modelClauses },
-      { method: 'hybrid with it (not in the router)', metrics: s.hybridClauses.get(HYBRID_LEXICAL_WEIGHT)! },
+      { method: 'model, best clause blended (this script\'s variant)', metrics: s.modelClauses },
+      { method: 'hybrid with it (this script\'s variant)', metrics: s.hybridClauses.get(HYBRID_LEXICAL_WEIGHT)! },
     ],
     METRIC_NAMES,
   );
@@ -102,7 +102,7 @@ function markdownTable(s: SetScores): string {
     ['model alone (cosine)', s.model],
     ['BM25F (lexical)', s.bm25],
     ['hybrid', s.hybrid.get(HYBRID_LEXICAL_WEIGHT)!],
-    ['hybrid, cosine blended with the best clause (not in the router)', s.hybridClauses.get(HYBRID_LEXICAL_WEIGHT)!],
+    ['hybrid, cosine blended with the best clause (this script\'s variant; the router blends clauses its own way, see eval:select)', s.hybridClauses.get(HYBRID_LEXICAL_WEIGHT)!],
   ];
   return [`| method | ${METRIC_NAMES.join(' | ')} |`, `| --- |${METRIC_NAMES.map(() => ' ---: |').join('')}`, ...rows.map(([name, m]) => `| ${name} | ${METRIC_NAMES.map((k) => m[k].toFixed(1)).join(' | ')} |`)].join('\n');
 }

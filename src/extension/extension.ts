@@ -98,6 +98,7 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
       void vscode.window.showInformationMessage(vscode.l10n.t('Cleared {0} saved input value(s).', n));
     }),
   );
+  flushLearning = () => learning.flush();
   const loaded = service.reload();
   // The model loads after the servers have been asked to start, off the activation path.
   void loaded.then(() => selection.getEngine());
@@ -126,6 +127,10 @@ function costLimits(): CostLimits {
   };
 }
 
-export function deactivate(): void {
-  // Everything is disposed through context.subscriptions, which also ends every server's process tree.
+/** Set by activate: saves the use memory's last records, which would otherwise wait for a delayed write. */
+let flushLearning: (() => Promise<void>) | undefined;
+
+export async function deactivate(): Promise<void> {
+  // Everything else is disposed through context.subscriptions, which also ends every server's process tree.
+  await flushLearning?.();
 }

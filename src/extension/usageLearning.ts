@@ -87,6 +87,11 @@ export class UsageLearning implements vscode.Disposable {
     return count;
   }
 
+  /** Writes what is waiting to be saved; resolves when it is on disk. */
+  async flush(): Promise<void> {
+    await this.store?.flush();
+  }
+
   dispose(): void {
     this.watcher.dispose();
     void this.store?.flush();

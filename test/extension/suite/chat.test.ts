@@ -65,6 +65,18 @@ describe('@router chat participant (with a fake scripted model)', function () {
     fake.setScript([{ text: 'ok' }]);
     await ask(router, model, 'what is the weather like on mars');
     assert.ok(fake.requests[0]!.tools.includes('everything_echo'), 'the tool used last turn is sticky');
+
+    // Learning from use: the turn was recorded on this machine with the tool the model called, and the
+    // Clear command forgets it.
+    await router.learning.whenLoaded();
+    const recorded = router.learning.memory.records().find((r) => r.prompt === 'please echo the word routed back to me');
+    assert.ok(recorded, 'the turn is in the use memory');
+    assert.deepEqual([...recorded.called], ['everything_echo']);
+    assert.ok(recorded.offered.includes('everything_echo'));
+    const replay = (await vscode.commands.executeCommand('toolRouter.replayUsage', { quiet: true })) as { alone: { turns: number; coverageAfter: number } } | undefined;
+    assert.ok(replay && replay.alone.turns >= 1, `replay ran over the recorded turns: ${JSON.stringify(replay?.alone)}`);
+    await vscode.commands.executeCommand('toolRouter.clearUsageMemory');
+    assert.equal(router.learning.memory.size, 0, 'cleared');
   });
 
   it('stops a loop and tells the model what to do instead', async () => {
