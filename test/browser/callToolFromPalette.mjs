@@ -77,6 +77,8 @@ const PROGRESS_TOAST_GRACE_MS = 5_000;
 const WORKBENCH_SETTINGS = Object.freeze({
   'git.openRepositoryInParentFolders': 'never',
   'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  // The first-run offer of a pretrained model is a notification 15 s after start; these steps do not need it.
+  'toolRouter.embeddings.offerPretrainedModel': false,
 });
 
 const startedAt = Date.now();

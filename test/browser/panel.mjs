@@ -59,6 +59,8 @@ const POLL_MS = 250;
 const WORKBENCH_SETTINGS = Object.freeze({
   'git.openRepositoryInParentFolders': 'never',
   'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  // The first-run offer of a pretrained model is a notification 15 s after start; these steps do not need it.
+  'toolRouter.embeddings.offerPretrainedModel': false,
   'chat.commandCenter.enabled': false,
 });
 
