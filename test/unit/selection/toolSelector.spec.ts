@@ -232,3 +232,57 @@ describe('topIndices', () => {
     }
   });
 });
+
+describe('server-aware steps in the selector', () => {
+  /** Two servers: "docs" has one strong and two weak tools, "misc" one middling tool. */
+  function twoServers(): { tools: SelectableTool[]; embedder: ScriptedFakeEmbedder } {
+    const spec: Array<[string, string, number]> = [
+      ['docs_create', 'docs', 0.9],
+      ['docs_add_paragraph', 'docs', 0.3],
+      ['docs_export_pdf', 'docs', 0.28],
+      ['misc_ping', 'misc', 0.36],
+      ...Array.from({ length: 8 }, (_, i): [string, string, number] => [`other${i}_x`, `other${i}`, 0.05 * i - 0.2]),
+    ];
+    const tools = spec.map(([name, server]) => ({ name, server, description: `${name} tool` }));
+    const byText = new Map(tools.map((t, i) => [embeddingTextFor(t), spec[i]![2]]));
+    const embedder = new ScriptedFakeEmbedder((text) => {
+      const c = byText.get(text);
+      if (c === undefined) return [1, 0];
+      return [c, Math.sqrt(Math.max(0, 1 - c * c))];
+    });
+    return { tools, embedder };
+  }
+  const rankOf = (s: Awaited<ReturnType<ToolSelector['select']>>, name: string): number => s.ranking.findIndex((r) => r.name === name);
+
+  it('the server boost lifts a matching server’s weaker tools above a lone middling match', async () => {
+    const { tools, embedder } = twoServers();
+    const plain = await (await selector(tools, embedder, { serverBoost: 0, clauseWeight: 0 })).select({ prompt: 'make a report' });
+    assert.ok(rankOf(plain, 'misc_ping') < rankOf(plain, 'docs_add_paragraph'), 'without the boost the lone match is ahead');
+    const boosted = await (await selector(tools, embedder, { serverBoost: 0.5, clauseWeight: 0 })).select({ prompt: 'make a report' });
+    assert.ok(rankOf(boosted, 'docs_add_paragraph') < rankOf(boosted, 'misc_ping'));
+    assert.ok(rankOf(boosted, 'docs_export_pdf') < rankOf(boosted, 'misc_ping'));
+  });
+
+  it('clause matching scores each request of a multi-request prompt and blends in the best clause', async () => {
+    const tools = ['calendar_add', 'mail_send', 'notes_write', 'misc_a', 'misc_b', 'misc_c'].map((name) => ({ name, server: name.split('_')[0]!, description: name }));
+    const seen: string[] = [];
+    // A FAKE lexical scorer: the whole prompt matches the generic tools; each clause matches one tool.
+    const lexical = (): LexicalScorer => ({
+      score: (text: string) => {
+        seen.push(text);
+        if (text === 'book the dentist on friday') return [1, 0, 0, 0, 0, 0];
+        if (text === 'send Ana the invoice') return [0, 1, 0, 0, 0, 0];
+        return [0.2, 0.2, 0, 1, 0.9, 0.8];
+      },
+    });
+    const prompt = 'book the dentist on friday, then send Ana the invoice';
+    const off = await (await selector(tools, undefined, { serverBoost: 0, clauseWeight: 0, lexicalWeight: 1 }, lexical)).select({ prompt });
+    assert.deepEqual(seen, [prompt]);
+    seen.length = 0;
+    const on = await (await selector(tools, undefined, { serverBoost: 0, clauseWeight: 0.3, lexicalWeight: 1 }, lexical)).select({ prompt });
+    assert.deepEqual(seen, [prompt, 'book the dentist on friday', 'send Ana the invoice']);
+    const score = (s: typeof on, name: string): number => s.ranking.find((r) => r.name === name)!.score;
+    assert.ok(score(on, 'calendar_add') > score(off, 'calendar_add'));
+    assert.ok(score(on, 'misc_a') < score(off, 'misc_a'), 'the generic match is blended down');
+  });
+});
