@@ -19,6 +19,9 @@ import { SETTINGS_SECTION, SETTING_DEFAULTS } from './settings';
 
 const API_KEY_SECRET = 'toolRouter.embeddings.apiKey';
 
+/** The embeddings.* settings the engine is built from: all but the pretrained-model offer. */
+const ENGINE_EMBEDDING_SETTINGS = Object.keys(SETTING_DEFAULTS).filter((k) => k.startsWith('embeddings.') && k !== 'embeddings.offerPretrainedModel');
+
 export class SelectionService implements vscode.Disposable {
   private engine: Promise<SelectionEngine> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
@@ -40,7 +43,9 @@ export class SelectionService implements vscode.Disposable {
     });
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(`${SETTINGS_SECTION}.embeddings`) || e.affectsConfiguration(`${SETTINGS_SECTION}.selection`)) void this.rebuild();
+        // The pretrained-model offer lives under embeddings.* but changes nothing the engine uses.
+        const embeddings = ENGINE_EMBEDDING_SETTINGS.some((k) => e.affectsConfiguration(`${SETTINGS_SECTION}.${k}`));
+        if (embeddings || e.affectsConfiguration(`${SETTINGS_SECTION}.selection`)) void this.rebuild();
       }),
     );
   }
