@@ -153,8 +153,6 @@ interface Scores {
   readonly lexical?: Float64Array;
   /** Usage hints added to `fused` (0 where none). */
   readonly usage?: Float64Array;
-  /** How many clauses were scored apart (0: the prompt was one request). */
-  readonly clauses?: number;
 }
 
 export class ToolSelector {
@@ -162,6 +160,8 @@ export class ToolSelector {
   private tools: SelectableTool[] = [];
   private texts: string[] = [];
   private servers: string[] = [];
+  /** Each tool's position in the catalogue, by exposed name; rebuilt with the catalogue, not per prompt. */
+  private byName = new Map<string, number>();
   private keyword: KeywordStage;
   private lexical: LexicalScorer | undefined;
   private catalogueTokens = 0;
@@ -190,6 +190,7 @@ export class ToolSelector {
     this.tools = [...tools];
     this.texts = this.tools.map(embeddingTextFor);
     this.servers = this.tools.map((t) => t.server);
+    this.byName = new Map(this.tools.map((t, i) => [t.name, i]));
     this.keyword = new KeywordStage(this.options.keyword, [...new Set(this.tools.map((t) => t.server))]);
     this.lexical = this.deps.createLexical?.(this.tools);
     this.catalogueTokens = this.tools.reduce((sum, t) => sum + estimateToolTokens(t), 0);
@@ -206,7 +207,7 @@ export class ToolSelector {
     };
     const started = performance.now();
     const issues = [...this.keyword.issues];
-    const byName = new Map(this.tools.map((t, i) => [t.name, i]));
+    const byName = this.byName;
     const chosen = new Map<string, { stages: string[]; tier: 1 | 2 | 3; reason: string; score?: number; cosine?: number; lexical?: number }>();
     const add = (name: string, stage: string, tier: 1 | 2 | 3, reason: string): void => {
       const existing = chosen.get(name);
@@ -387,6 +388,9 @@ export class ToolSelector {
   private async score(request: SelectionRequest, timings: Record<string, number>, issues: string[]): Promise<{ scores?: Scores; usedEmbedding: boolean; note?: string }> {
     const n = this.tools.length;
     if (n === 0) return { usedEmbedding: false, note: 'the catalogue is empty' };
+    // Taken before any await: a catalogue replaced meanwhile must not mix with these scores' positions.
+    const byName = this.byName;
+    const servers = this.servers;
     const index = this.deps.index;
     let note: string | undefined;
     let embed = false;
@@ -414,11 +418,9 @@ export class ToolSelector {
     const fused = full.fused;
 
     let t0 = performance.now();
-    let clauseCount = 0;
     if (this.options.clauseWeight > 0) {
       const clauses = splitClauses(request.prompt);
       if (clauses.length > 1) {
-        clauseCount = clauses.length;
         const best = new Float64Array(n).fill(-Infinity);
         for (const clause of clauses) {
           const part = await this.scoreText(clause, embed, request.signal, undefined).catch((): TextScores => ({}));
@@ -437,9 +439,8 @@ export class ToolSelector {
       const hints = this.deps.usage.hintsFor(request.prompt, vector);
       if (hints.size > 0) {
         usage = new Float64Array(n);
-        const at = new Map(this.tools.map((t, i) => [t.name, i]));
         for (const [name, h] of hints) {
-          const i = at.get(name);
+          const i = byName.get(name);
           if (i === undefined || !(h > 0)) continue;
           usage[i] = Math.min(1, h);
           fused[i] = fused[i]! + USAGE_HINT_WEIGHT * usage[i]!;
@@ -449,11 +450,11 @@ export class ToolSelector {
     }
     if (this.options.serverBoost > 0) {
       t0 = performance.now();
-      boostByServer(fused, this.servers, this.options.serverBoost);
+      boostByServer(fused, servers, this.options.serverBoost);
       timings['serverBoost'] = performance.now() - t0;
     }
     return {
-      scores: { fused, ...(cosine && hasCosine ? { cosine, hasCosine } : {}), ...(lexical ? { lexical } : {}), ...(usage ? { usage } : {}), clauses: clauseCount },
+      scores: { fused, ...(cosine && hasCosine ? { cosine, hasCosine } : {}), ...(lexical ? { lexical } : {}), ...(usage ? { usage } : {}) },
       usedEmbedding: cosine !== undefined,
       ...(note ? { note } : {}),
     };
