@@ -21,10 +21,11 @@ import * as path from 'node:path';
 import { LexicalRanker } from '../src/core/selection/lexicalRanker';
 import { loadQueriesFile, loadToolsFile, METRIC_NAMES, retrievalMetrics, SELECTION_DEV_SETS, type DataQuery, type DataTool, type Metrics } from '../src/core/selection/retrievalData';
 import { createSelectionEngine } from '../src/core/selection/selectionEngine';
-import { catalogueFromData, evaluateSelection, selectedRecall } from '../src/core/selection/selectionEvaluation';
+import { catalogueFromData, evaluateSelection, selectedRecall, type QueryOutcome } from '../src/core/selection/selectionEvaluation';
 import { rankableFor } from '../src/core/selection/toolIndex';
-import type { SelectionOptions, UsageHints } from '../src/core/selection/toolSelector';
-import { replayedHistory } from './evalSelectMemory';
+import type { SelectionOptions } from '../src/core/selection/toolSelector';
+import { replayCoverage, SwitchableUsageHints } from '../src/core/learning/coverageReplay';
+import { historyRecords, REPLAY_MODEL_ID } from './evalSelectMemory';
 
 const ROOT = path.resolve(__dirname, '..');
 const DATA = path.resolve(ROOT, '..', 'shared', 'data');
@@ -49,8 +50,8 @@ interface RouterRun {
   readonly selection?: Partial<SelectionOptions>;
   /** A model folder other than the bundled one. */
   readonly model?: string;
-  /** Usage hints per query (the use memory), by query index. */
-  readonly usage?: (queryIndex: number) => UsageHints | undefined;
+  /** The default model's vector of each query: replay the set as a history through the use memory. */
+  readonly memoryVectors?: readonly Float32Array[];
 }
 
 function loadSets(): EvalSet[] {
@@ -72,17 +73,30 @@ function lexicalRankings(ranker: LexicalRanker, queries: readonly DataQuery[]): 
 }
 
 async function runRouter(set: EvalSet, run: RouterRun = {}): Promise<Row & { latencyP50: number }> {
-  let current: UsageHints | undefined;
-  const usage: UsageHints | undefined = run.usage ? { hintsFor: (p, v) => current?.hintsFor(p, v) ?? new Map() } : undefined;
-  const engine = await createSelectionEngine({ embeddings: { provider: 'local', model: run.model ?? 'default' }, root: ROOT, selection: run.selection ?? {}, ...(usage ? { usage } : {}) });
+  const hints = run.memoryVectors ? new SwitchableUsageHints() : undefined;
+  const engine = await createSelectionEngine({ embeddings: { provider: 'local', model: run.model ?? 'default' }, root: ROOT, selection: run.selection ?? {}, ...(hints ? { usage: hints } : {}) });
   if (engine.embedderProblem) throw new Error(`the model did not load: ${engine.embedderProblem}`);
   engine.selector.setCatalogue(catalogueFromData(set.tools));
   await engine.index?.whenReady();
-  const outcomes = [];
-  for (let i = 0; i < set.queries.length; i++) {
-    current = run.usage?.(i);
-    outcomes.push(...(await evaluateSelection(engine.selector, [set.queries[i]!], RANKED)));
-  }
+  let outcomes: QueryOutcome[];
+  if (run.memoryVectors && hints) {
+    // Time-ordered replay: each query is ranked with a memory of the queries before it only.
+    const records = historyRecords(set.queries, run.memoryVectors);
+    const queryOf = new Map(records.map((r, i) => [r, i]));
+    const byQuery: QueryOutcome[] = [];
+    await replayCoverage(
+      records,
+      async (record, memory) => {
+        hints.current = memory;
+        const i = queryOf.get(record)!;
+        const [outcome] = await evaluateSelection(engine.selector, [set.queries[i]!], RANKED);
+        byQuery[i] = outcome!;
+        return outcome!.selected;
+      },
+      { timeOrdered: { modelId: REPLAY_MODEL_ID } },
+    );
+    outcomes = byQuery;
+  } else outcomes = await evaluateSelection(engine.selector, set.queries, RANKED);
   await engine.dispose();
   const latencies = outcomes.map((o) => o.latencyMs).sort((a, b) => a - b);
   return {
@@ -138,8 +152,8 @@ async function main(): Promise<void> {
       rows.push({ ...(await runRouter(set, { selection: { clauseWeight: 0 } })), method: '− clause matching' });
       rows.push({ ...(await runRouter(set, { selection: { serverPolicy: { head: 10, fill: 5, perServerCap: 12 } } })), method: '+ head-then-server policy' });
       if (set.team) {
-        const history = replayedHistory(set.queries, await embedAll(set.queries.map((q) => q.query)));
-        rows.push({ ...(await runRouter({ ...set, queries: history.queries }, { usage: history.hintsAt })), method: '+ use memory (replayed history)' });
+        const vectors = await embedAll(set.queries.map((q) => q.query));
+        rows.push({ ...(await runRouter(set, { memoryVectors: vectors })), method: '+ use memory (replayed history)' });
       }
       if (sweep) {
         for (const w of [0.3, 0.4, 0.6]) rows.push({ ...(await runRouter(set, { selection: { lexicalWeight: w } })), method: `lexical weight ${w}` });
