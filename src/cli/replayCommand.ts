@@ -1,4 +1,4 @@
-import { coverageSummary, formatCoverageReport, replayCoverage, SwitchableUsageHints } from '../core/learning/coverageReplay';
+import { coverageSummary, formatCoverageReport, replayThroughSelector, SwitchableUsageHints } from '../core/learning/coverageReplay';
 import { readUsageFile } from '../core/learning/usageStore';
 import { createSelectionEngine } from '../core/selection/selectionEngine';
 import type { SelectableTool } from '../core/selection/selectionTypes';
@@ -33,16 +33,7 @@ export async function runReplay(catalogue: readonly SelectableTool[], opts: Repl
   try {
     engine.selector.setCatalogue(catalogue);
     await engine.index?.whenReady();
-    const modelId = engine.index && !engine.index.error ? engine.index.modelId : undefined;
-    const report = await replayCoverage(
-      records,
-      async (record, hints) => {
-        slot.current = hints;
-        const selection = await engine.selector.select({ prompt: record.prompt });
-        return selection.tools.map((t) => t.name);
-      },
-      { catalogue: catalogue.map((t) => t.name), ...(opts.memory ? { timeOrdered: modelId !== undefined ? { modelId } : true } : {}) },
-    );
+    const report = await replayThroughSelector(records, engine.selector, slot, { memory: opts.memory, ...(engine.index ? { index: engine.index } : {}) });
     const summary = coverageSummary(report);
     if (opts.json) out(`${JSON.stringify(report, null, 2)}\n`);
     else out(`${records.length} records from ${opts.recordsFile} over ${catalogue.length} tools; after = today's selector${opts.memory ? ' with the use memory of the earlier records' : ' alone (--no-memory)'}\n${formatCoverageReport(report)}`);

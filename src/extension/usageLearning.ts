@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { formatCoverageReport, replayCoverage, SwitchableUsageHints, type CoverageReport, type OfferedFor } from '../core/learning/coverageReplay';
+import { formatCoverageReport, replayThroughSelector, SwitchableUsageHints, type CoverageReport } from '../core/learning/coverageReplay';
 import { neededTools, UsageMemory } from '../core/learning/usageMemory';
 import { UsageStore } from '../core/learning/usageStore';
 import type { ResultDocuments } from './callToolCommand';
@@ -159,23 +159,20 @@ export async function replayUsage(learning: UsageLearning, selection: SelectionS
       const slot = new SwitchableUsageHints();
       const selector = engine.createSelector(slot);
       selector.setCatalogue(catalogue);
-      const offeredFor: OfferedFor = async (record, hints) => {
-        slot.current = hints;
-        return (await selector.select({ prompt: record.prompt, signal: controller.signal })).tools.map((t) => t.name);
-      };
-      const names = catalogue.map((t) => t.name);
-      const modelId = engine.index && !engine.index.error ? engine.index.modelId : undefined;
       let reported = 0;
       const onProgress = (done: number, total: number): void => {
         const pct = (50 * done) / total;
         progress.report({ increment: pct - reported });
         reported = pct;
       };
+      const index = engine.index;
+      const replay = (memory: boolean): Promise<CoverageReport> =>
+        replayThroughSelector(records, selector, slot, { memory, ...(index ? { index } : {}), signal: controller.signal, onProgress });
       try {
-        const alone = await replayCoverage(records, offeredFor, { catalogue: names, signal: controller.signal, onProgress });
+        const alone = await replay(false);
         reported -= 50;
-        const withMemory = await replayCoverage(records, offeredFor, { catalogue: names, timeOrdered: modelId !== undefined ? { modelId } : true, signal: controller.signal, onProgress });
-        return { alone, withMemory, tools: names.length };
+        const withMemory = await replay(true);
+        return { alone, withMemory, tools: catalogue.length };
       } catch (error) {
         if (!token.isCancellationRequested) void vscode.window.showErrorMessage(vscode.l10n.t('Replaying the recorded prompts failed: {0}', (error as Error).message));
         return undefined;

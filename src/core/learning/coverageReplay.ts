@@ -1,4 +1,5 @@
-import type { UsageHints } from '../selection/toolSelector';
+import type { ToolIndex } from '../selection/toolIndex';
+import type { ToolSelector, UsageHints } from '../selection/toolSelector';
 import { neededTools, UsageMemory, type UsageMemoryOptions, type UsageRecord, type UsageSource } from './usageMemory';
 
 /**
@@ -188,6 +189,34 @@ export class SwitchableUsageHints implements UsageHints {
   hintsFor(prompt: string, vector: Float32Array | undefined): ReadonlyMap<string, number> {
     return this.current?.hintsFor(prompt, vector) ?? new Map<string, number>();
   }
+}
+
+export interface SelectorReplayOptions {
+  /** Replay with the use memory rebuilt in time order from the earlier records (else the selector alone). */
+  readonly memory: boolean;
+  /** The selector's embedding index: the memory compares only vectors of its model. */
+  readonly index?: ToolIndex;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * Replays `records` through `selector` over its catalogue, the selector having been built with `slot` as
+ * its usage hints (the Replay command and the CLI's `replay` both run this).
+ */
+export function replayThroughSelector(records: readonly UsageRecord[], selector: ToolSelector, slot: SwitchableUsageHints, options: SelectorReplayOptions): Promise<CoverageReport> {
+  const modelId = options.index && !options.index.error ? options.index.modelId : undefined;
+  const offeredFor: OfferedFor = async (record, hints) => {
+    slot.current = hints;
+    const selection = await selector.select({ prompt: record.prompt, ...(options.signal ? { signal: options.signal } : {}) });
+    return selection.tools.map((t) => t.name);
+  };
+  return replayCoverage(records, offeredFor, {
+    catalogue: selector.catalogue.map((t) => t.name),
+    ...(options.memory ? { timeOrdered: modelId !== undefined ? { modelId } : true } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  });
 }
 
 const PROMPT_CHARS = 140;
