@@ -13,6 +13,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { onnx } from 'onnx-proto';
+import { SeededRandom } from '../../../scripts/model/staticEmbeddingModel';
 
 export const TINY_DIMENSION = 8;
 /** Positions the graph has rows for, as many as a BERT: texts at the default limit (256) fit. */
@@ -41,14 +42,8 @@ export interface TinyTables {
 
 /** Deterministic pseudo-random tables (mulberry32), values in [-1, 1), stored as float32 like the graph. */
 export function tinyTables(seed = 7): TinyTables {
-  let state = seed >>> 0;
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = new SeededRandom(seed);
+  const next = (): number => random.next();
   const row = (): Float32Array => Float32Array.from({ length: TINY_DIMENSION }, () => next() * 2 - 1);
   const word = TINY_VOCAB.map(() => row());
   word[0] = new Float32Array(TINY_DIMENSION).fill(5); // [PAD]: loud, so leaking padding into a mean shows
