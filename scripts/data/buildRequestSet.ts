@@ -16,7 +16,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import zlib from 'node:zlib';
+import { readJsonl } from '../../src/core/selection/retrievalData';
 import { CATALOGUES, type Catalogue, type CatalogueSplit } from './catalogueList';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -51,10 +51,7 @@ export interface RequestTool {
 
 function readOperations(): Map<string, Operation[]> {
   const byApi = new Map<string, Operation[]>();
-  const text = zlib.gunzipSync(fs.readFileSync(OPENAPI)).toString('utf8');
-  for (const line of text.split('\n')) {
-    if (!line) continue;
-    const op = JSON.parse(line) as Operation;
+  for (const op of readJsonl<Operation>(OPENAPI)) {
     let list = byApi.get(op.api);
     if (!list) byApi.set(op.api, (list = []));
     list.push(op);
@@ -165,11 +162,7 @@ export interface BuiltQuery {
 
 /** Reads and checks every written file; throws naming the file and line of the first problem. */
 export function assembleQueries(only?: ReadonlySet<string>): BuiltQuery[] {
-  const tools = fs
-    .readFileSync(path.join(OUT, 'tools.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as RequestTool);
+  const tools = readJsonl<RequestTool>(path.join(OUT, 'tools.jsonl'));
   const serverOf = new Map(tools.map((t) => [t.id, t.server]));
   const splitOf = new Map<string, CatalogueSplit>(CATALOGUES.map((c: Catalogue) => [c.server, c.split]));
   const dir = path.join(OUT, 'written');
