@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import Ajv, { type AnySchema, type ErrorObject, type ValidateFunction } from 'ajv';
 import Ajv2019 from 'ajv/dist/2019';
 import Ajv2020 from 'ajv/dist/2020';
@@ -92,7 +93,10 @@ function makeEngines(): Engines {
 export class SchemaCompiler {
   private engines = makeEngines();
   private compiles = 0;
-  /** Schema text → its outcome (compiled or refused), least recently used first. */
+  /**
+   * sha256 of the schema text → its outcome (compiled or refused), least recently used first. Keyed by
+   * digest, not text: 1,000 schemas of up to MAX_SCHEMA_BYTES each would otherwise be kept as keys.
+   */
   private readonly cache = new Map<string, CompiledSchema | SchemaProblem>();
 
   /** How many compilations the cache has saved and how many engines were retired: for tests and figures. */
@@ -108,15 +112,16 @@ export class SchemaCompiler {
       return { ok: false, reason: 'the input schema cannot be serialised (it contains a cycle)' };
     }
     if (serialised.length > MAX_SCHEMA_BYTES) return { ok: false, reason: `the input schema is ${serialised.length} bytes, above the ${MAX_SCHEMA_BYTES}-byte limit` };
-    const cached = this.cache.get(serialised);
+    const key = createHash('sha256').update(serialised).digest('hex');
+    const cached = this.cache.get(key);
     if (cached) {
-      this.cache.delete(serialised);
-      this.cache.set(serialised, cached);
+      this.cache.delete(key);
+      this.cache.set(key, cached);
       this.stats.cacheHits++;
       return cached;
     }
     const outcome = this.compileText(schema, serialised);
-    this.cache.set(serialised, outcome);
+    this.cache.set(key, outcome);
     if (this.cache.size > MAX_CACHED_VALIDATORS) this.cache.delete(this.cache.keys().next().value as string);
     return outcome;
   }
