@@ -16,6 +16,14 @@ export interface McpCatalogue {
   /** Saved tool list in test/fixtures/catalogues/ (written by scripts/model/dumpCatalogues.ts). */
   readonly fixture: string;
   readonly split: CatalogueSplit;
+  /**
+   * A server of general-purpose tools (files, time, web pages, search, calculation, conversion). A user
+   * has one such server per need, so each split has its own, and a split is measured with only its own
+   * general servers beside every other catalogue (see generalKinds.ts).
+   */
+  readonly general?: boolean;
+  /** The language its tools are described in, when not English (BCP 47, e.g. `zh`). */
+  readonly language?: string;
 }
 
 export interface OpenApiCatalogue {
@@ -28,7 +36,7 @@ export interface OpenApiCatalogue {
 
 export type Catalogue = McpCatalogue | OpenApiCatalogue;
 
-const mcp = (server: string, split: CatalogueSplit): McpCatalogue => ({ server, kind: 'mcp', fixture: `${server}.json`, split });
+const mcp = (server: string, split: CatalogueSplit, extra: { general?: boolean; language?: string } = {}): McpCatalogue => ({ server, kind: 'mcp', fixture: `${server}.json`, split, ...extra });
 const api = (server: string, source: string, split: CatalogueSplit): OpenApiCatalogue => ({ server, kind: 'openapi', api: source, split });
 
 /**
@@ -39,9 +47,15 @@ const api = (server: string, source: string, split: CatalogueSplit): OpenApiCata
 export const CATALOGUES: readonly Catalogue[] = [
   mcp('everything', 'train'),
   mcp('memory', 'train'),
-  mcp('filesystem', 'train'),
+  mcp('filesystem', 'train', { general: true }),
   mcp('notion', 'test'),
   mcp('playwright', 'test'),
+
+  // General-purpose servers: one per kind of need in each split.
+  // (end of general-purpose servers)
+
+  // Servers whose tools are described in another language.
+  // (end of non-English servers)
 
   api('calendar', 'googleapis.com/calendar', 'train'),
   api('sheets', 'googleapis.com/sheets', 'train'),

@@ -14,6 +14,9 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { REPO_ROOT } from './retrievalData';
+import { GENERAL_SOURCES } from './catalogueSources/generalServers';
+import { NON_ENGLISH_SOURCES } from './catalogueSources/nonEnglishServers';
+import type { CatalogueSource } from './catalogueSources/sourceTypes';
 
 const OUT_DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'catalogues');
 const modulePath = (pkg: string): string => path.join(REPO_ROOT, 'node_modules', pkg, 'dist', 'index.js');
@@ -22,18 +25,14 @@ const modulePath = (pkg: string): string => path.join(REPO_ROOT, 'node_modules',
 const NOTION_SERVER_VERSION = '2.5.2';
 const PLAYWRIGHT_SERVER_VERSION = '0.0.83';
 
-interface CatalogueSource {
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly producedWith: string;
-}
-
 const SOURCES: Record<string, CatalogueSource> = {
   everything: { command: process.execPath, args: [modulePath('@modelcontextprotocol/server-everything')], producedWith: '@modelcontextprotocol/server-everything (node_modules), stdio' },
   memory: { command: process.execPath, args: [modulePath('@modelcontextprotocol/server-memory')], producedWith: '@modelcontextprotocol/server-memory (node_modules), stdio' },
   filesystem: { command: process.execPath, args: [modulePath('@modelcontextprotocol/server-filesystem'), os.tmpdir()], producedWith: '@modelcontextprotocol/server-filesystem (node_modules), stdio, one allowed directory' },
   playwright: { command: 'npx', args: ['-y', `@playwright/mcp@${PLAYWRIGHT_SERVER_VERSION}`], producedWith: `npx -y @playwright/mcp@${PLAYWRIGHT_SERVER_VERSION} (Apache-2.0), stdio (tools/list starts no browser)` },
   notion: { command: 'npx', args: ['-y', `@notionhq/notion-mcp-server@${NOTION_SERVER_VERSION}`], producedWith: `npx -y @notionhq/notion-mcp-server@${NOTION_SERVER_VERSION} (MIT), stdio, no token (tools/list needs none)` },
+  ...GENERAL_SOURCES,
+  ...NON_ENGLISH_SOURCES,
 };
 
 function packageVersion(source: CatalogueSource): string | undefined {
@@ -46,7 +45,8 @@ function packageVersion(source: CatalogueSource): string | undefined {
 }
 
 async function dump(name: string, source: CatalogueSource): Promise<void> {
-  const transport = new StdioClientTransport({ command: source.command, args: [...source.args], stderr: 'ignore' });
+  const env = source.env ? { ...(process.env as Record<string, string>), ...source.env } : undefined;
+  const transport = new StdioClientTransport({ command: source.command, args: [...source.args], stderr: 'ignore', ...(env ? { env } : {}) });
   const client = new Client({ name: 'mcp-tool-router-dump-catalogues', version: '0.1.0' });
   await client.connect(transport);
   try {

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { KeywordConfig, KeywordRoute } from '../core/selection/keywordStage';
 import { createSelectionEngine, type EmbeddingProvider, type EmbeddingSettings, type SelectionEngine } from '../core/selection/selectionEngine';
-import type { Selection } from '../core/selection/selectionTypes';
+import { DEFAULT_DESTRUCTIVE_POLICY, destructivePolicyFrom, type Selection } from '../core/selection/selectionTypes';
 import type { SelectionOptions } from '../core/selection/toolSelector';
 import { inspectExposedTools, quarantineOf, type ToolFlag } from '../core/security/toolPoisoning';
 import type { RoutedTool } from '../core/toolRouter';
@@ -134,7 +134,7 @@ export class SelectionService implements vscode.Disposable {
       cap: config.get<number>('selection.cap', SETTING_DEFAULTS['selection.cap']),
       coreTools: config.get<string[]>('selection.coreTools', SETTING_DEFAULTS['selection.coreTools']),
       allowedTools: config.get<string[]>('selection.allowedTools', SETTING_DEFAULTS['selection.allowedTools']),
-      allowDestructive: config.get<boolean>('selection.allowDestructiveTools', SETTING_DEFAULTS['selection.allowDestructiveTools']),
+      destructiveTools: destructivePolicyFrom(config.get<unknown>('selection.allowDestructiveTools')) ?? DEFAULT_DESTRUCTIVE_POLICY,
       keyword,
     };
     const log = (m: string): void => this.service.log.warn(m);

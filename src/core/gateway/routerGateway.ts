@@ -230,7 +230,7 @@ export class RouterGateway {
    * tool whose name would shadow a gateway tool.
    */
   private subsetFrom(hits: readonly SearchHit[]): string[] {
-    const allowDestructive = this.selection.selector.options.allowDestructive;
+    const allowDestructive = this.selection.selector.options.destructiveTools !== 'never';
     return hits
       .filter((h) => !META_TOOLS.has(h.name) && (allowDestructive || !h.annotations?.destructiveHint))
       .slice(0, MAX_DYNAMIC_TOOLS)

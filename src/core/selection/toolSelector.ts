@@ -1,6 +1,6 @@
 import picomatch from 'picomatch';
 import { KeywordStage, EMPTY_KEYWORD_CONFIG, type KeywordConfig } from './keywordStage';
-import { estimateToolTokens, type ChosenTool, type DroppedTool, type SelectableTool, type Selection, type SelectionMethod } from './selectionTypes';
+import { DEFAULT_DESTRUCTIVE_POLICY, estimateToolTokens, type ChosenTool, type DestructivePolicy, type DroppedTool, type SelectableTool, type Selection, type SelectionMethod } from './selectionTypes';
 import { StickyWindow, DEFAULT_STICKY_LOOKBACK_TURNS, DEFAULT_STICKY_MAX } from './stickyTools';
 import { embeddingTextFor, type ToolIndex } from './toolIndex';
 import { splitClauses } from './clauses';
@@ -66,8 +66,8 @@ export interface SelectionOptions {
   readonly coreTools: readonly string[];
   /** When non-empty, only tools matching these globs can be sent (the whitelist). */
   readonly allowedTools: readonly string[];
-  /** Tools marked `destructiveHint` are left out unless this is true (pinned tools are kept). */
-  readonly allowDestructive: boolean;
+  /** What to do with tools marked `destructiveHint` (see DestructivePolicy); pinned tools are always kept. */
+  readonly destructiveTools: DestructivePolicy;
   readonly lexicalWeight: number;
   readonly lexicalZThreshold: number;
   readonly stickyLookback: number;
@@ -92,7 +92,7 @@ export const DEFAULT_SELECTION_OPTIONS: SelectionOptions = {
   cap: DEFAULT_CAP,
   coreTools: [],
   allowedTools: [],
-  allowDestructive: false,
+  destructiveTools: DEFAULT_DESTRUCTIVE_POLICY,
   lexicalWeight: DEFAULT_LEXICAL_WEIGHT,
   lexicalZThreshold: DEFAULT_LEXICAL_Z_THRESHOLD,
   stickyLookback: DEFAULT_STICKY_LOOKBACK_TURNS,
@@ -209,6 +209,7 @@ export class ToolSelector {
     const issues = [...this.keyword.issues];
     const byName = this.byName;
     const chosen = new Map<string, { stages: string[]; tier: 1 | 2 | 3; reason: string; score?: number; cosine?: number; lexical?: number }>();
+    const asks = (name: string): boolean => this.options.destructiveTools === 'confirm' && this.tools[byName.get(name)!]?.annotations?.destructiveHint === true;
     const add = (name: string, stage: string, tier: 1 | 2 | 3, reason: string): void => {
       const existing = chosen.get(name);
       if (existing) {
@@ -236,8 +237,8 @@ export class ToolSelector {
       const tool = this.tools[byName.get(name)!]!;
       if (!this.isAllowed(name)) return { name, stages, by: 'whitelist', reason: 'not in the allowed tools (toolRouter.selection.allowedTools)' };
       if (quarantine.has(name)) return { name, stages, by: 'quarantine', reason: `quarantined: ${quarantine.get(name)}` };
-      if (tool.annotations?.destructiveHint && !this.options.allowDestructive && !stages.includes('required')) {
-        return { name, stages, by: 'destructive', reason: 'marked destructive; set toolRouter.selection.allowDestructiveTools to offer it, or pin it with #' };
+      if (tool.annotations?.destructiveHint && this.options.destructiveTools === 'never' && !stages.includes('required')) {
+        return { name, stages, by: 'destructive', reason: 'marked destructive; set toolRouter.selection.allowDestructiveTools to "confirm" to offer it, or pin it with #' };
       }
       return undefined;
     };
@@ -329,7 +330,8 @@ export class ToolSelector {
       name,
       stages: e.stages,
       tier: e.tier,
-      reason: e.reason,
+      reason: asks(name) ? `${e.reason}; asks before it runs` : e.reason,
+      ...(asks(name) ? { confirm: true } : {}),
       ...(e.score !== undefined ? { score: e.score } : {}),
       ...(e.cosine !== undefined ? { cosine: e.cosine } : {}),
       ...(e.lexical !== undefined ? { lexical: e.lexical } : {}),

@@ -155,7 +155,7 @@ describe('selection: merge order, sticky, pinned, core, filters and cap', () => 
     const sel = await s.select({ prompt: 'q' });
     assert.deepEqual(sel.tools.map((t) => t.name), ['s_t01']);
     assert.deepEqual(sel.dropped.map((d) => [d.name, d.by]).sort(), [['s_t00', 'destructive'], ['s_t02', 'whitelist']]);
-    const optIn = await (await selector(marked, embedder, { minTools: 3, allowDestructive: true })).select({ prompt: 'q' });
+    const optIn = await (await selector(marked, embedder, { minTools: 3, destructiveTools: 'always' })).select({ prompt: 'q' });
     assert.ok(optIn.tools.some((t) => t.name === 's_t00'));
   });
 
