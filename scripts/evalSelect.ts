@@ -21,11 +21,12 @@ import * as path from 'node:path';
 import { LexicalRanker } from '../src/core/selection/lexicalRanker';
 import { loadQueriesFile, loadToolsFile, METRIC_NAMES, retrievalMetrics, SELECTION_DEV_SETS, type DataQuery, type DataTool, type Metrics } from '../src/core/selection/retrievalData';
 import { createSelectionEngine } from '../src/core/selection/selectionEngine';
-import { catalogueFromData, evaluateSelection, selectedRecall, type QueryOutcome } from '../src/core/selection/selectionEvaluation';
+import { catalogueFromData, evaluateSelection, needRecall, selectedAt, selectedRecall, sentAll, type QueryOutcome } from '../src/core/selection/selectionEvaluation';
 import { rankableFor } from '../src/core/selection/toolIndex';
-import type { SelectionOptions } from '../src/core/selection/toolSelector';
+import { DEFAULT_SELECTION_OPTIONS, type SelectionOptions } from '../src/core/selection/toolSelector';
 import { replayCoverage, SwitchableUsageHints } from '../src/core/learning/coverageReplay';
 import { historyRecords, REPLAY_MODEL_ID } from './evalSelectMemory';
+import { otherSplitsGeneralServers } from './data/generalKinds';
 
 const ROOT = path.resolve(__dirname, '..');
 const DATA = path.resolve(ROOT, '..', 'shared', 'data');
@@ -44,7 +45,17 @@ interface Row {
   readonly metrics: Metrics;
   readonly selectedRecall?: number;
   readonly meanSelected?: number;
+  /** Share of requests with every needed tool sent. */
+  readonly sentAll?: number;
+  /** recall@25 over unnamed general-purpose needs and over tools of non-English catalogues (team sets). */
+  readonly generalRecall?: number;
+  readonly nonEnglishRecall?: number;
+  readonly outcomes?: readonly QueryOutcome[];
 }
+
+/** Depths the coverage curve is drawn at (share of the drop from the best score to the cap-th). */
+const CURVE_DEPTHS = [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 1];
+const CURVE_MIN_TOOLS = [3, 5];
 
 interface RouterRun {
   readonly selection?: Partial<SelectionOptions>;
@@ -63,7 +74,9 @@ function loadSets(): EvalSet[] {
   }));
   const teamTools = loadToolsFile(path.join(TEAM, 'tools.jsonl'));
   for (const split of ['dev', 'test']) {
-    sets.push({ key: `team_${split}`, tools: teamTools, queries: loadQueriesFile(path.join(TEAM, 'queries.jsonl'), split), team: true });
+    // A user has one general-purpose server per need: the split is ranked with its own, beside every other catalogue.
+    const elsewhere = otherSplitsGeneralServers(split);
+    sets.push({ key: `team_${split}`, tools: teamTools.filter((t) => !elsewhere.has(t.server ?? '')), queries: loadQueriesFile(path.join(TEAM, 'queries.jsonl'), split), team: true });
   }
   return sets;
 }
@@ -99,21 +112,45 @@ async function runRouter(set: EvalSet, run: RouterRun = {}): Promise<Row & { lat
   } else outcomes = await evaluateSelection(engine.selector, set.queries, RANKED);
   await engine.dispose();
   const latencies = outcomes.map((o) => o.latencyMs).sort((a, b) => a - b);
+  const rankings = outcomes.map((o) => o.ranked);
   return {
     method: 'router',
-    metrics: retrievalMetrics(set.queries, outcomes.map((o) => o.ranked)),
+    metrics: retrievalMetrics(set.queries, rankings),
     selectedRecall: selectedRecall(set.queries, outcomes),
     meanSelected: Math.round((10 * outcomes.reduce((s, o) => s + o.selected.length, 0)) / outcomes.length) / 10,
+    sentAll: sentAll(set.queries, outcomes.map((o) => o.selected)),
+    ...(set.team ? { generalRecall: needRecall(set.queries, rankings, (q) => q.general ?? [], 25).recall, nonEnglishRecall: needRecall(set.queries, rankings, (q) => q.gold.filter((g) => NON_ENGLISH.has(g.split('_')[0]!)), 25).recall } : {}),
     latencyP50: latencies[Math.floor(latencies.length / 2)] ?? 0,
+    outcomes,
   };
 }
 
-function table(rows: readonly Row[]): string {
-  const head = ['method'.padEnd(34), ...METRIC_NAMES.map((m) => m.padStart(10)), 'sel.recall'.padStart(11), 'mean sel.'.padStart(10)].join('');
+/** Servers whose tools are described in another language than English (data/requests/catalogues.json). */
+const NON_ENGLISH: ReadonlySet<string> = new Set(
+  (JSON.parse(fs.readFileSync(path.join(TEAM, 'catalogues.json'), 'utf8')) as Array<{ server: string; language?: string }>).filter((c) => c.language && c.language !== 'en').map((c) => c.server),
+);
+
+function table(rows: readonly Row[], team: boolean): string {
+  const cell = (x: number | undefined, w: number): string => (x === undefined ? '' : x.toFixed(1)).padStart(w);
+  const head = ['method'.padEnd(34), ...METRIC_NAMES.map((m) => m.padStart(10)), 'sel.recall'.padStart(11), 'sent_all'.padStart(9), 'mean_sent'.padStart(10), ...(team ? ['general@25'.padStart(11), 'non-en@25'.padStart(10)] : [])].join('');
   const lines = rows.map((r) =>
-    [r.method.padEnd(34), ...METRIC_NAMES.map((m) => r.metrics[m].toFixed(1).padStart(10)), (r.selectedRecall?.toFixed(1) ?? '').padStart(11), (r.meanSelected?.toFixed(1) ?? '').padStart(10)].join(''),
+    [r.method.padEnd(34), ...METRIC_NAMES.map((m) => r.metrics[m].toFixed(1).padStart(10)), cell(r.selectedRecall, 11), cell(r.sentAll, 9), cell(r.meanSelected, 10), ...(team ? [cell(r.generalRecall, 11), cell(r.nonEnglishRecall, 10)] : [])].join(''),
   );
   return [head, ...lines].join('\n');
+}
+
+/** Coverage against tools sent, as the depth and the floor vary (the count rule's curve). */
+function curve(set: EvalSet, outcomes: readonly QueryOutcome[], cap: number): string {
+  const lines = [`  coverage curve (cap ${cap}): minTools   depth  mean_sent  sent_all  sel.recall`];
+  for (const minTools of CURVE_MIN_TOOLS) {
+    for (const depth of CURVE_DEPTHS) {
+      const selected = outcomes.map((o) => selectedAt(o, depth, minTools, cap));
+      const mean = selected.reduce((s, x) => s + x.length, 0) / Math.max(1, selected.length);
+      const recall = selectedRecall(set.queries, selected.map((sel, i) => ({ ...outcomes[i]!, selected: sel })));
+      lines.push(`  ${''.padEnd(32)}${String(minTools).padStart(2)}  ${depth.toFixed(2).padStart(6)}  ${mean.toFixed(1).padStart(9)}  ${sentAll(set.queries, selected).toFixed(1).padStart(8)}  ${recall.toFixed(1).padStart(10)}`);
+    }
+  }
+  return lines.join('\n');
 }
 
 /** The default model's vectors for `texts`, as the selector computes them for prompts. */
@@ -137,9 +174,11 @@ function trainWithoutTeamPairs(): string {
 async function main(): Promise<void> {
   const sweep = process.argv.includes('--sweep');
   const quick = process.argv.includes('--quick');
-  const sets = loadSets();
+  const onlyAt = process.argv.indexOf('--only');
+  const only = onlyAt >= 0 ? new Set((process.argv[onlyAt + 1] ?? '').split(',')) : undefined;
+  const sets = loadSets().filter((s) => !only || only.has(s.key));
   const withoutPairs = quick ? undefined : trainWithoutTeamPairs();
-  const summary: Record<string, { router: Metrics; bm25: Metrics }> = {};
+  const summary: Record<string, { router: Record<string, number>; bm25: Metrics }> = {};
   try {
     for (const set of sets) {
       const rankable = catalogueFromData(set.tools).map(rankableFor);
@@ -148,6 +187,8 @@ async function main(): Promise<void> {
       const router = await runRouter(set);
       const rows: Row[] = [{ method: 'BM25 (README floor)', metrics: bm25 }, { method: 'lexical BM25F alone', metrics: lexical }, router];
       if (withoutPairs) rows.push({ ...(await runRouter(set, { model: withoutPairs })), method: '− team pairs (model without them)' });
+      rows.push({ ...(await runRouter(set, { selection: { generalBoost: 0 } })), method: '− unnamed needs' });
+      rows.push({ ...(await runRouter(set, { selection: { clauseHead: 0 } })), method: '− clause heads (count rule)' });
       rows.push({ ...(await runRouter(set, { selection: { serverBoost: 0 } })), method: '− server boost' });
       rows.push({ ...(await runRouter(set, { selection: { clauseWeight: 0 } })), method: '− clause matching' });
       rows.push({ ...(await runRouter(set, { selection: { serverPolicy: { head: 10, fill: 5, perServerCap: 12 } } })), method: '+ head-then-server policy' });
@@ -157,13 +198,23 @@ async function main(): Promise<void> {
       }
       if (sweep) {
         for (const w of [0.3, 0.4, 0.6]) rows.push({ ...(await runRouter(set, { selection: { lexicalWeight: w } })), method: `lexical weight ${w}` });
-        for (const t of [0.1, 0.3]) rows.push({ ...(await runRouter(set, { selection: { threshold: t } })), method: `threshold ${t}` });
         for (const b of [0.25, 0.75, 1]) rows.push({ ...(await runRouter(set, { selection: { serverBoost: b } })), method: `server boost ${b}` });
         for (const c of [0.2, 0.5]) rows.push({ ...(await runRouter(set, { selection: { clauseWeight: c } })), method: `clause weight ${c}` });
       }
       console.log(`\n${set.key}: ${set.queries.length} queries, ${set.tools.length} tools (router p50 ${router.latencyP50.toFixed(2)} ms per query)`);
-      console.log(table(rows));
-      summary[set.key] = { router: router.metrics, bm25 };
+      console.log(table(rows, set.team));
+      console.log(curve(set, router.outcomes ?? [], DEFAULT_SELECTION_OPTIONS.cap));
+      const dumpAt = process.argv.indexOf('--dump-outcomes');
+      if (dumpAt >= 0) fs.writeFileSync(path.join(process.argv[dumpAt + 1] ?? '.', `${set.key}.json`), JSON.stringify({ queries: set.queries, outcomes: router.outcomes }));
+      summary[set.key] = {
+        router: {
+          ...router.metrics,
+          sent_all: router.sentAll ?? 0,
+          mean_sent: router.meanSelected ?? 0,
+          ...(set.team ? { 'general_recall@25': router.generalRecall ?? 0, 'non_english_recall@25': router.nonEnglishRecall ?? 0 } : {}),
+        },
+        bm25,
+      };
     }
   } finally {
     if (withoutPairs) fs.rmSync(withoutPairs, { recursive: true, force: true });

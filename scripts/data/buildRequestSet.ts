@@ -18,6 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readJsonl } from '../../src/core/selection/retrievalData';
 import { CATALOGUES, type Catalogue, type CatalogueSplit } from './catalogueList';
+import { isGeneralKind, kindProviders } from './generalKinds';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const OUT = path.join(ROOT, 'data', 'requests');
@@ -135,7 +136,8 @@ function buildCatalogues(): void {
       source = { openapi: c.api, title: apiOps[0]!.title, license: apiOps[0]!.spec_license };
     }
     tools.push(...list);
-    summary.push({ server: c.server, split: c.split, tools: list.length, ...source });
+    const extra = c.kind === 'mcp' ? { ...(c.general ? { general: true } : {}), ...(c.language ? { language: c.language } : {}) } : {};
+    summary.push({ server: c.server, split: c.split, tools: list.length, ...extra, ...source });
   }
   const ids = new Set<string>();
   for (const t of tools) {
@@ -151,6 +153,8 @@ function buildCatalogues(): void {
 interface Written {
   query: string;
   gold: string[];
+  /** General-purpose kinds the request needs without naming them (see generalKinds.ts). */
+  general?: string[];
 }
 
 export interface BuiltQuery {
@@ -158,14 +162,23 @@ export interface BuiltQuery {
   split: CatalogueSplit;
   query: string;
   gold: string[];
+  /** The gold tools that stand for unnamed general-purpose needs. */
+  general?: string[];
+  /** Every general-purpose kind the request needs, including kinds no server of its split provides. */
+  kinds?: string[];
 }
 
+/** A file named `general-<split>…` holds requests of that split; general-only requests take it from there. */
+const SPLIT_IN_NAME = /(?:^|-)(train|dev|test)(?:-|$)/;
+
 /** Reads and checks every written file; throws naming the file and line of the first problem. */
-export function assembleQueries(only?: ReadonlySet<string>): BuiltQuery[] {
+export function assembleQueries(only?: ReadonlySet<string>, quiet = false): BuiltQuery[] {
   const tools = readJsonl<RequestTool>(path.join(OUT, 'tools.jsonl'));
   const serverOf = new Map(tools.map((t) => [t.id, t.server]));
   const splitOf = new Map<string, CatalogueSplit>(CATALOGUES.map((c: Catalogue) => [c.server, c.split]));
   const dir = path.join(OUT, 'written');
+  const providers = kindProviders();
+  const unresolved = new Map<string, number>();
   const out: BuiltQuery[] = [];
   const seen = new Map<string, string>();
   const problems: string[] = [];
@@ -185,18 +198,37 @@ export function assembleQueries(only?: ReadonlySet<string>): BuiltQuery[] {
         return;
       }
       if (typeof w.query !== 'string' || w.query.trim().length < 3) return void problems.push(`${where}: "query" must be a non-empty string`);
-      if (!Array.isArray(w.gold) || w.gold.length === 0 || w.gold.length > MAX_GOLD) return void problems.push(`${where}: "gold" must list 1–${MAX_GOLD} tool ids`);
+      const kinds = w.general ?? [];
+      if (!Array.isArray(kinds) || kinds.some((k) => typeof k !== 'string' || !isGeneralKind(k))) return void problems.push(`${where}: "general" must list kinds of general-purpose need`);
+      if (!Array.isArray(w.gold) || w.gold.length + kinds.length === 0 || w.gold.length + kinds.length > MAX_GOLD) return void problems.push(`${where}: "gold" and "general" must list 1–${MAX_GOLD} needs`);
       const unknown = w.gold.filter((g) => !serverOf.has(g));
       if (unknown.length) return void problems.push(`${where}: unknown tool id(s) ${unknown.join(', ')}`);
       const splits = new Set(w.gold.map((g) => splitOf.get(serverOf.get(g)!)!));
+      if (splits.size === 0 && kinds.length) {
+        const named = SPLIT_IN_NAME.exec(stem)?.[1] as CatalogueSplit | undefined;
+        if (!named) return void problems.push(`${where}: a request with only general needs must be in a file named for its split (general-train…)`);
+        splits.add(named);
+      }
       if (splits.size > 1) return void problems.push(`${where}: tools from catalogues of different splits (${[...splits].join(', ')})`);
+      const split = [...splits][0]!;
+      // A kind no server of the split provides (none could be found on npm that starts offline) stays in
+      // `kinds`, for the prompt model, but cannot be gold; a request left with no gold is not kept.
+      const general: string[] = [];
+      for (const kind of new Set(kinds)) {
+        const tool = providers.get(split)?.get(kind as never);
+        if (tool) general.push(tool);
+        else unresolved.set(`${split} ${kind}`, (unresolved.get(`${split} ${kind}`) ?? 0) + 1);
+      }
+      const gold = [...new Set([...w.gold, ...general])];
       const key = w.query.trim().toLowerCase();
       if (seen.has(key)) return void problems.push(`${where}: same query as ${seen.get(key)}`);
       seen.set(key, where);
-      out.push({ id: `${stem}-${++n}`, split: [...splits][0]!, query: w.query.trim(), gold: [...new Set(w.gold)] });
+      if (gold.length === 0) return;
+      out.push({ id: `${stem}-${++n}`, split, query: w.query.trim(), gold, ...(general.length ? { general } : {}), ...(kinds.length ? { kinds: [...new Set(kinds)] } : {}) });
     });
   }
   if (problems.length) throw new Error(`${problems.length} problem(s) in data/requests/written:\n${problems.slice(0, 50).join('\n')}`);
+  if (unresolved.size && !quiet) process.stderr.write(`kinds no general-purpose server of the split provides (kept in "kinds", not in gold): ${[...unresolved].map(([k, n]) => `${k} ×${n}`).join(', ')}\n`);
   return out;
 }
 

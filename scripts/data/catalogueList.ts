@@ -52,9 +52,24 @@ export const CATALOGUES: readonly Catalogue[] = [
   mcp('playwright', 'test'),
 
   // General-purpose servers: one per kind of need in each split.
+  mcp('duckduckgo', 'train', { general: true }), // web_search (DuckDuckGo, keyless)
+  mcp('fetchserver', 'train', { general: true }), // web_fetch (HTML, Markdown, text, JSON, readable article)
+  mcp('sandboxfiles', 'dev', { general: true }), // file_write, file_read, file_list (sandboxed roots)
+  mcp('simpletime', 'dev', { general: true }), // time_now (one tool)
+  mcp('searxng', 'dev', { general: true }), // web_search, web_fetch (SearXNG search, URL reader)
+  mcp('desktopcommander', 'test', { general: true }), // file_write, file_read, file_list (plus processes; reads PDFs and URLs too)
+  mcp('timemcp', 'test', { general: true }), // time_now (current time, timezone conversion)
+  mcp('webresearch', 'test', { general: true }), // web_search, web_fetch (Google search, page visits)
+  mcp('calculator', 'test', { general: true }), // calculate (add, sub, mul, div, mod, sqrt)
+  mcp('markdownify', 'test', { general: true }), // convert_document (PDF, DOCX, PPTX, XLSX → Markdown); also reads web pages and Markdown files
   // (end of general-purpose servers)
 
   // Servers whose tools are described in another language.
+  mcp('amap', 'train', { language: 'zh' }), // AMap (Gaode) maps: geocoding, place search, routes, weather
+  mcp('baidumap', 'train', { language: 'zh' }), // Baidu Maps: geocoding, places, routes, traffic (same domain as amap, so same split)
+  mcp('chatwork', 'dev', { language: 'ja' }), // Chatwork team chat: rooms, messages, tasks, contacts (Japanese)
+  mcp('cloudbase', 'test', { language: 'zh' }), // Tencent CloudBase backend: environments, databases, functions, hosting, storage
+  mcp('howtocook', 'test', { language: 'zh' }), // HowToCook recipes: browse, look up, meal plans
   // (end of non-English servers)
 
   api('calendar', 'googleapis.com/calendar', 'train'),

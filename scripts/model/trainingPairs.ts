@@ -11,7 +11,7 @@ import { DATA_DIR, REPO_ROOT, loadTools, readJsonl, type DataQuery } from './ret
 import { CATALOGUES } from '../data/catalogueList';
 import { loadQueriesFile, loadToolsFile } from '../../src/core/selection/retrievalData';
 
-export type PairSource = 'metatool' | 'seal' | 'openapi' | 'authored' | 'team';
+export type PairSource = 'metatool' | 'seal' | 'openapi' | 'authored' | 'team' | 'bilingual';
 
 export interface TrainingPair {
   readonly source: PairSource;
@@ -187,6 +187,20 @@ export function authoredPairs(): TrainingPair[] {
   return pairs;
 }
 
+/** The team's bilingual pairs (data/bilingual/pairs.jsonl): English beside Chinese, Japanese, Korean, Spanish, French, German. */
+export const BILINGUAL_PAIRS = path.join(REPO_ROOT, 'data', 'bilingual', 'pairs.jsonl');
+
+/**
+ * One pair per bilingual line, the English side as the query half when it is a request and either way
+ * round otherwise: the contrastive loss is symmetric in what it teaches (the two texts' vectors meet).
+ */
+export function bilingualPairs(): TrainingPair[] {
+  if (!fs.existsSync(BILINGUAL_PAIRS)) return [];
+  return readJsonl<{ lang: string; a: string; b: string }>(BILINGUAL_PAIRS)
+    .filter((p) => typeof p.a === 'string' && typeof p.b === 'string' && p.a.trim() && p.b.trim())
+    .map((p) => ({ source: 'bilingual' as const, query: p.a.trim(), tool: p.b.trim() }));
+}
+
 export interface PairOptions {
   /** At most this many MetaTool requests per tool (0: all). */
   readonly metatoolPerToolCap: number;
@@ -198,6 +212,8 @@ export interface PairOptions {
   readonly authored: number;
   /** Use the train split of the team-written request set, data/requests (0/1). */
   readonly team: number;
+  /** Use the team's bilingual pairs (0/1). */
+  readonly bilingual: number;
 }
 
 export function trainingPairs(options: PairOptions): { pairs: TrainingPair[]; openApi: OpenApiStats } {
@@ -205,5 +221,6 @@ export function trainingPairs(options: PairOptions): { pairs: TrainingPair[]; op
   const metatool = toolPairs('metatool', 'metatool', options.metatoolPerToolCap > 0 ? options.metatoolPerToolCap : Infinity);
   const authored = options.authored ? authoredPairs() : [];
   const team = options.team ? teamPairs() : [];
-  return { pairs: [...metatool, ...toolPairs('seal-tools', 'seal'), ...openApi.pairs, ...authored, ...team], openApi: openApi.stats };
+  const bilingual = options.bilingual ? bilingualPairs() : [];
+  return { pairs: [...metatool, ...toolPairs('seal-tools', 'seal'), ...openApi.pairs, ...authored, ...team, ...bilingual], openApi: openApi.stats };
 }

@@ -1,9 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { confirmationMarkdown, destructiveApproval, refusedByPolicyMessage } from '../core/chat/callApproval';
+import { searchHits } from '../core/chat/toolSearch';
+import type { DestructivePolicy } from '../core/selection/selectionTypes';
 import type { RouterService } from './routerService';
 import type { SelectionService } from './selectionService';
-import { SETTINGS_SECTION, SETTING_DEFAULTS } from './settings';
+import { destructivePolicySetting, SETTINGS_SECTION, SETTING_DEFAULTS } from './settings';
 import type { UsageLearning } from './usageLearning';
 
 /**
@@ -38,32 +41,44 @@ export function registerAgentTools(service: RouterService, selection: SelectionS
       if (!query) return text('Give a non-empty "query": what the tool should do.');
       const limit = Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(Number(options.input.limit ?? DEFAULT_SEARCH_LIMIT)) || DEFAULT_SEARCH_LIMIT));
       const result = await selection.select(query);
-      // The ranking covers the whole catalogue: quarantined tools must not reach the model through search either.
-      const quarantined = selection.quarantinedTools();
-      const names = (result.ranking.length ? result.ranking.map((r) => r.name) : result.tools.map((t) => t.name)).filter((name) => !quarantined.has(name));
-      const scoreOf = new Map(result.ranking.map((r) => [r.name, r.score]));
-      const found = names.slice(0, limit).flatMap((name) => {
-        const tool = service.router.getTool(name);
-        return tool ? [{ name, server: tool.server, description: tool.originalDescription, score: Number((scoreOf.get(name) ?? 0).toFixed(3)), inputSchema: tool.inputSchema, destructive: tool.annotations.destructiveHint === true }] : [];
+      // The same search as the gateway's and @router's: quarantined tools never reach the model through it,
+      // nor destructive ones while the policy is `never` (they could not be called anyway).
+      const hits = searchHits(result, (name) => service.router.getTool(name), {
+        limit,
+        quarantined: selection.quarantinedTools(),
+        ...(currentPolicy() === 'never' ? { exclude: (tool) => tool.annotations.destructiveHint === true } : {}),
       });
+      const found = hits.map((h) => ({ name: h.name, server: h.server, description: h.description, score: h.score, inputSchema: h.inputSchema, destructive: h.annotations?.destructiveHint === true }));
       learning?.noteSearch(query, found.map((t) => t.name));
       return text(JSON.stringify({ query, method: result.method, tools: found }, null, 2));
     },
   });
   const call = vscode.lm.registerTool<CallInput>('toolRouter_callTool', {
+    /**
+     * VS Code shows confirmationMessages before invoke. A destructive tool follows
+     * toolRouter.selection.allowDestructiveTools: `confirm` asks (naming the tool and its arguments),
+     * `always` does not, `never` refuses in invoke. Other tools not marked read-only ask, as before.
+     */
     prepareInvocation(options) {
       const tool = typeof options.input?.name === 'string' ? service.router.getTool(options.input.name) : undefined;
       if (!tool) return undefined;
-      return {
-        invocationMessage: vscode.l10n.t('Calling {0}', tool.name),
-        ...(tool.annotations.readOnlyHint
-          ? {}
-          : { confirmationMessages: { title: vscode.l10n.t('Run {0}?', tool.name), message: new vscode.MarkdownString(`${tool.description}\n\n\`\`\`json\n${JSON.stringify(options.input.arguments ?? {}, null, 2)}\n\`\`\``) } }),
-      };
+      const destructive = tool.annotations.destructiveHint === true;
+      const approval = destructiveApproval(currentPolicy(), destructive);
+      const args = options.input.arguments ?? {};
+      if (approval === 'refuse') return { invocationMessage: vscode.l10n.t('Not running {0}: destructive tools are turned off', tool.name) };
+      const invocationMessage = vscode.l10n.t('Calling {0}', tool.name);
+      if (approval === 'ask') {
+        return { invocationMessage, confirmationMessages: { title: vscode.l10n.t('Run {0}? Its server marks it as destructive', tool.name), message: new vscode.MarkdownString(confirmationMarkdown(tool, args, true)) } };
+      }
+      if (destructive || tool.annotations.readOnlyHint) return { invocationMessage };
+      return { invocationMessage, confirmationMessages: { title: vscode.l10n.t('Run {0}?', tool.name), message: new vscode.MarkdownString(confirmationMarkdown(tool, args, false)) } };
     },
     async invoke(options, token) {
       const name = typeof options.input?.name === 'string' ? options.input.name : '';
       if (!name) return text('Give the "name" of the tool to call (see toolRouter_searchTools).');
+      const tool = service.router.getTool(name);
+      // Checked again here: the policy may have changed since prepareInvocation, and nothing else stops the call.
+      if (tool && destructiveApproval(currentPolicy(), tool.annotations.destructiveHint === true) === 'refuse') return text(refusedByPolicyMessage(name));
       const controller = new AbortController();
       token.onCancellationRequested(() => controller.abort());
       const envelope = await service.router.call(name, options.input.arguments ?? {}, { signal: controller.signal });
@@ -72,6 +87,10 @@ export function registerAgentTools(service: RouterService, selection: SelectionS
     },
   });
   return vscode.Disposable.from(search, call);
+}
+
+function currentPolicy(): DestructivePolicy {
+  return destructivePolicySetting(vscode.workspace.getConfiguration(SETTINGS_SECTION).get<unknown>('selection.allowDestructiveTools'));
 }
 
 /**

@@ -1,17 +1,20 @@
 import * as vscode from 'vscode';
-import { runChatTurn, type ChatMessage, type ChatModel, type ChatToolDefinition, type TurnResult } from '../core/chat/chatTurn';
+import { argumentsForConfirmation } from '../core/chat/callApproval';
+import { FIND_TOOLS_RESULTS, runChatTurn, type CallConfirmation, type ChatMessage, type ChatModel, type ChatToolDefinition, type TurnResult, type TurnSearch } from '../core/chat/chatTurn';
+import { searchHits } from '../core/chat/toolSearch';
 import type { CostMonitor } from '../core/guards/costMonitor';
 import type { LoopDetector } from '../core/guards/loopDetector';
-import type { Selection } from '../core/selection/selectionTypes';
+import type { DestructivePolicy, Selection } from '../core/selection/selectionTypes';
 import type { RouterService } from './routerService';
 import type { SelectionService } from './selectionService';
-import { SETTINGS_SECTION, SETTING_DEFAULTS } from './settings';
+import { destructivePolicySetting, SETTINGS_SECTION, SETTING_DEFAULTS } from './settings';
 import type { UsageLearning } from './usageLearning';
 
 /**
  * `@router`: for each request, select tools for the prompt (sticky and `#`-referenced tools included),
- * call `request.model` with only those tools, run each call through the router, and stream the answer.
- * The turn itself is the core's {@link runChatTurn}; this file only adapts VS Code's chat API to it.
+ * call `request.model` with only those tools and a search tool for the rest, run each call through the
+ * router (a destructive tool asks first), and stream the answer. The turn itself is the core's
+ * {@link runChatTurn}; this file only adapts VS Code's chat API to it.
  */
 
 export const PARTICIPANT_ID = 'toolRouter.router';
@@ -55,26 +58,35 @@ export class RouterParticipant implements vscode.Disposable {
     const pinned = request.toolReferences.map((r) => r.name).filter((name) => this.service.router.getTool(name) !== undefined);
     stream.progress(vscode.l10n.t('Selecting tools…'));
     const selection = await this.selection.select(request.prompt, { turn, pinned, signal: controller.signal });
-    const tools = this.toolDefinitions(selection);
+    const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+    const policy = destructivePolicySetting(config.get<unknown>('selection.allowDestructiveTools'));
+    const router = this.service.router;
     const result = await runChatTurn({
       prompt: request.prompt,
       history: historyMessages(context),
       selection,
-      tools,
+      tools: this.toolDefinitions(selection.tools.map((t) => t.name)),
       model: vscodeModel(request.model, token),
-      router: this.service.router,
+      router,
       loops: this.loops,
       cost: this.cost,
       turn,
-      maxSteps: vscode.workspace.getConfiguration(SETTINGS_SECTION).get<number>('chat.maxSteps', SETTING_DEFAULTS['chat.maxSteps']),
+      maxSteps: config.get<number>('chat.maxSteps', SETTING_DEFAULTS['chat.maxSteps']),
+      cap: config.get<number>('selection.cap', SETTING_DEFAULTS['selection.cap']),
       signal: controller.signal,
+      destructivePolicy: policy,
+      isDestructive: (name) => router.getTool(name)?.annotations.destructiveHint === true,
+      confirm: (call) => this.askToRun(call),
+      search: this.turnSearch(policy),
       events: {
         onProgress: (m) => stream.progress(m),
         onToolStart: (call) => stream.progress(vscode.l10n.t('Calling {0}…', call.name)),
         onWarning: (w) => this.service.log.warn(`Turn ${turn}: ${w.kind}: ${'message' in w ? w.message : w.phrase}`),
       },
     });
-    const called = [...new Set(result.calls.filter((c) => c.envelope.ok || c.envelope.error.type !== 'LOOP_DETECTED').map((c) => c.call.name))];
+    for (const f of result.found) this.service.log.info(`Turn ${turn}: found "${f.name}" with "${f.query}"${f.offered ? (f.replaced ? ` (offered in place of ${f.replaced})` : ' (offered)') : ' (not offered: the cap is full)'}.`);
+    // Sticky tools are the ones that ran: not refused loops, nor destructive calls that were declined or refused.
+    const called = [...new Set(result.calls.filter((c) => (c.envelope.ok || c.envelope.error.type !== 'LOOP_DETECTED') && (c.confirmation === undefined || c.confirmation === 'confirmed')).map((c) => c.call.name))];
     (await this.selection.getEngine()).selector.sticky.record(turn, called);
     this.learning?.recordTurn(request.prompt, selection.tools.map((t) => t.name), result.calls.map((c) => c.call.name));
     stream.markdown(result.answer);
@@ -88,14 +100,51 @@ export class RouterParticipant implements vscode.Disposable {
     this.turnFinished.dispose();
   }
 
-  private toolDefinitions(selection: Selection): ChatToolDefinition[] {
+  private toolDefinitions(names: readonly string[]): ChatToolDefinition[] {
     const short = this.service.router.listTools().length > SHORT_DESCRIPTIONS_ABOVE;
-    return selection.tools.flatMap((t) => {
-      const tool = this.service.router.getTool(t.name);
+    return names.flatMap((name) => {
+      const tool = this.service.router.getTool(name);
       if (!tool) return [];
       const description = short ? firstSentence(tool.description, SHORT_DESCRIPTION_CHARS) : tool.description;
       return [{ name: tool.name, description, inputSchema: tool.inputSchema }];
     });
+  }
+
+  /** The search tool's ranking: agent mode's search (selection on the query), without quarantined tools, and without destructive ones under `never`. */
+  private turnSearch(policy: DestructivePolicy): TurnSearch {
+    const router = this.service.router;
+    return {
+      search: async (query, signal) => {
+        const ranked = await this.selection.select(query, signal ? { signal } : {});
+        return searchHits(ranked, (name) => router.getTool(name), {
+          limit: FIND_TOOLS_RESULTS,
+          quarantined: this.selection.quarantinedTools(),
+          ...(policy === 'never' ? { exclude: (tool) => tool.annotations.destructiveHint === true } : {}),
+        });
+      },
+      definition: (name) => this.toolDefinitions([name])[0],
+    };
+  }
+
+  /**
+   * Asks before a destructive call, with a modal question naming the tool, its server and its arguments.
+   * Modal, because it can be awaited inside the running request: chat buttons run a command only after
+   * the response, and a chat confirmation part answers in a new request, so the turn could not go on.
+   */
+  private async askToRun(call: CallConfirmation): Promise<boolean> {
+    const tool = this.service.router.getTool(call.tool);
+    const run = vscode.l10n.t('Run');
+    const dontRun = vscode.l10n.t("Don't run");
+    const answer = await vscode.window.showWarningMessage(
+      vscode.l10n.t('@router wants to run {0}, which its server marks as destructive. Run it?', call.tool),
+      {
+        modal: true,
+        detail: vscode.l10n.t('Server: {0}\n\nArguments:\n{1}', tool?.server ?? '?', argumentsForConfirmation(call.args)),
+      },
+      run,
+      dontRun,
+    );
+    return answer === run;
   }
 }
 

@@ -268,10 +268,12 @@ export function turnView(record: TurnRecord): TurnView {
       ok: c.envelope.ok,
       ...(c.envelope.ok ? {} : { errorType: c.envelope.error.type }),
       latencyMs: c.envelope.meta.latencyMs,
+      ...(c.confirmation ? { confirmation: c.confirmation } : {}),
     })),
     warnings: record.result.warnings,
     usage: record.result.usage,
     paused: record.result.paused,
+    ...(record.result.found.length ? { found: record.result.found } : {}),
   };
 }
 

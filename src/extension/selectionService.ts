@@ -129,8 +129,7 @@ export class SelectionService implements vscode.Disposable {
     };
     const selection: Partial<SelectionOptions> = {
       minTools: config.get<number>('selection.minTools', SETTING_DEFAULTS['selection.minTools']),
-      threshold: config.get<number>('selection.threshold', SETTING_DEFAULTS['selection.threshold']),
-      topK: config.get<number>('selection.topK', SETTING_DEFAULTS['selection.topK']),
+      depth: config.get<number>('selection.depth', SETTING_DEFAULTS['selection.depth']),
       cap: config.get<number>('selection.cap', SETTING_DEFAULTS['selection.cap']),
       coreTools: config.get<string[]>('selection.coreTools', SETTING_DEFAULTS['selection.coreTools']),
       allowedTools: config.get<string[]>('selection.allowedTools', SETTING_DEFAULTS['selection.allowedTools']),

@@ -5,8 +5,9 @@
 export const SETTINGS_SECTION = 'toolRouter';
 
 import type { KeywordRoute } from '../core/selection/keywordStage';
-import { DEFAULT_CAP, DEFAULT_MIN_TOOLS, DEFAULT_SIMILARITY_THRESHOLD, DEFAULT_TOP_K } from '../core/selection/toolSelector';
+import { DEFAULT_CAP, DEFAULT_MIN_TOOLS, DEFAULT_DEPTH } from '../core/selection/toolSelector';
 import type { EmbeddingProvider } from '../core/selection/selectionEngine';
+import { DEFAULT_DESTRUCTIVE_POLICY, destructivePolicyFrom, type DestructivePolicy } from '../core/selection/selectionTypes';
 import { DEFAULT_MAX_STEPS } from '../core/chat/chatTurn';
 import { DEFAULT_COST_LIMITS } from '../core/guards/costMonitor';
 import { DEFAULT_LEARNING_ENABLED } from '../core/learning/usageMemory';
@@ -25,12 +26,13 @@ export interface ExtensionSettings {
   /** Offer, once, to download a pinned pretrained model while the bundled one is in use. */
   readonly 'embeddings.offerPretrainedModel': boolean;
   readonly 'selection.minTools': number;
-  readonly 'selection.threshold': number;
-  readonly 'selection.topK': number;
+  /** Send ranked tools while within this share of the drop from the best score to the cap-th (0–1); replaces threshold and topK. */
+  readonly 'selection.depth': number;
   readonly 'selection.cap': number;
   readonly 'selection.coreTools': string[];
   readonly 'selection.allowedTools': string[];
-  readonly 'selection.allowDestructiveTools': boolean;
+  /** `confirm` | `never` | `always`; the old boolean still works (true → always, false → never). */
+  readonly 'selection.allowDestructiveTools': DestructivePolicy | boolean;
   readonly 'selection.groups': Record<string, string[]>;
   readonly 'selection.routes': KeywordRoute[];
   readonly 'selection.defaultGroups': string[];
@@ -58,12 +60,11 @@ export const SETTING_DEFAULTS: ExtensionSettings = {
   'embeddings.endpoint': '',
   'embeddings.offerPretrainedModel': true,
   'selection.minTools': DEFAULT_MIN_TOOLS,
-  'selection.threshold': DEFAULT_SIMILARITY_THRESHOLD,
-  'selection.topK': DEFAULT_TOP_K,
+  'selection.depth': DEFAULT_DEPTH,
   'selection.cap': DEFAULT_CAP,
   'selection.coreTools': [],
   'selection.allowedTools': [],
-  'selection.allowDestructiveTools': false,
+  'selection.allowDestructiveTools': DEFAULT_DESTRUCTIVE_POLICY,
   'selection.groups': {},
   'selection.routes': [],
   'selection.defaultGroups': [],
@@ -79,6 +80,11 @@ export const SETTING_DEFAULTS: ExtensionSettings = {
   'loops.perTool': {},
   'learning.enabled': DEFAULT_LEARNING_ENABLED,
 };
+
+/** toolRouter.selection.allowDestructiveTools as a policy: the old boolean keeps working, anything else is the default. */
+export function destructivePolicySetting(value: unknown): DestructivePolicy {
+  return destructivePolicyFrom(value) ?? DEFAULT_DESTRUCTIVE_POLICY;
+}
 
 /** Every command the extension contributes; a test checks these against package.json and the registry. */
 export const COMMANDS = {

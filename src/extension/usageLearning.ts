@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { chatUsageRecord } from '../core/chat/turnUsage';
 import { formatCoverageReport, replayThroughSelector, SwitchableUsageHints, type CoverageReport } from '../core/learning/coverageReplay';
 import { neededTools, UsageMemory } from '../core/learning/usageMemory';
 import { UsageStore } from '../core/learning/usageStore';
@@ -49,12 +50,13 @@ export class UsageLearning implements vscode.Disposable {
     return this.loaded;
   }
 
-  /** After a `@router` turn: its prompt, the tools offered and the tools the model called. */
+  /**
+   * After a `@router` turn: its prompt, the tools offered up front and the tools the model called; the
+   * tools it found during the turn and called are misses (see chatUsageRecord).
+   */
   recordTurn(prompt: string, offered: readonly string[], called: readonly string[]): void {
     if (!this.memory.enabled) return;
-    const sent = new Set(offered);
-    const known = [...new Set(called)].filter((name) => this.isTool(name));
-    this.memory.record({ prompt, offered, called: known, misses: known.filter((name) => !sent.has(name)), source: 'chat' });
+    this.memory.record(chatUsageRecord(prompt, offered, called, this.isTool));
   }
 
   /** An agent's `toolRouter_searchTools` query and the tools it returned. */

@@ -15,7 +15,7 @@ import {
   type WebviewMessage,
 } from './protocol';
 import type { Selection } from '../core/selection/selectionTypes';
-import { costChart, costSummary, rateView, selectionView, serverRows, topTools, turnLabel, warningRows } from './viewModel';
+import { callOutcomeText, costChart, costSummary, foundRows, rateView, selectionView, serverRows, topTools, turnLabel, warningRows } from './viewModel';
 
 interface VsCodeApi {
   postMessage(message: WebviewMessage): void;
@@ -187,6 +187,23 @@ function renderSelectionBody(selection: Selection, turn: TurnView | undefined): 
     list.append(row);
   }
   box.append(el('h3', { text: `Chosen (${v.tools.length})` }), list);
+  const found = turn ? foundRows(turn, state?.descriptions ?? {}) : [];
+  if (found.length) {
+    const rows = el('ul', { class: 'found', attrs: { 'aria-label': 'Tools found during the turn', id: 'found-tools' } });
+    for (const f of found) {
+      rows.append(
+        el(
+          'li',
+          { class: 'found-row' },
+          el('code', { text: f.name }),
+          el('span', { class: 'chip', text: f.called ? 'called' : 'not called' }),
+          el('span', { class: 'muted', text: ` ${f.text}` }),
+          f.description ? el('div', { class: 'tool-description muted', text: f.description }) : undefined,
+        ),
+      );
+    }
+    box.append(el('h3', { text: `Found during the turn (${found.length})` }), el('p', { class: 'muted', text: 'The model searched for these; the ones it called are recorded as misses, so similar prompts offer them sooner.' }), rows);
+  }
   if (v.dropped.length) {
     const dropped = el('ul', { class: 'dropped', attrs: { 'aria-label': 'Tools left out' } });
     for (const d of v.dropped) dropped.append(el('li', { class: 'dropped-row' }, el('code', { text: d.name }), el('span', { class: 'chip', text: d.by }), el('span', { class: 'muted', text: ` ${d.reason}${d.scoreText ? ` (${d.scoreText})` : ''}` })));
@@ -194,7 +211,7 @@ function renderSelectionBody(selection: Selection, turn: TurnView | undefined): 
   }
   if (turn && turn.calls.length) {
     const calls = el('ul', { class: 'calls', attrs: { 'aria-label': 'Tool calls of the turn' } });
-    for (const c of turn.calls) calls.append(el('li', {}, el('code', { text: c.name }), el('span', { class: c.ok ? 'ok' : 'bad', text: c.ok ? ' ok' : ` ${c.errorType ?? 'error'}` }), el('span', { class: 'muted', text: ` ${c.latencyMs.toFixed(0)} ms` })));
+    for (const c of turn.calls) calls.append(el('li', {}, el('code', { text: c.name }), el('span', { class: c.ok ? 'ok' : 'bad', text: ` ${callOutcomeText(c)}` }), el('span', { class: 'muted', text: ` ${c.latencyMs.toFixed(0)} ms` })));
     box.append(el('h3', { text: `Calls (${turn.calls.length}) · ${turn.usage.promptTokens + turn.usage.completionTokens} tokens` }), calls);
   }
   if (v.timings.length) {

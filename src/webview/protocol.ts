@@ -1,5 +1,5 @@
 import type { ToolCallStats } from '../core/callStatistics';
-import type { TurnWarning } from '../core/chat/chatTurn';
+import type { FoundTool, TurnCall, TurnWarning } from '../core/chat/chatTurn';
 import type { ServerStatus } from '../core/connection/serverConnection';
 import type { CostSnapshot } from '../core/guards/costMonitor';
 import type { LoopTurnHistory } from '../core/guards/loopDetector';
@@ -27,6 +27,8 @@ export interface CallView {
   readonly ok: boolean;
   readonly errorType?: string;
   readonly latencyMs: number;
+  /** For a destructive tool: confirmed or declined by the user, or refused by the policy. */
+  readonly confirmation?: TurnCall['confirmation'];
 }
 
 /** One finished `@router` turn (the participant's TurnRecord, without the answer and results). */
@@ -39,6 +41,8 @@ export interface TurnView {
   readonly warnings: readonly TurnWarning[];
   readonly usage: { readonly promptTokens: number; readonly completionTokens: number };
   readonly paused: boolean;
+  /** Tools the model found with the search tool during the turn (absent in turns saved before it existed). */
+  readonly found?: readonly FoundTool[];
 }
 
 export interface ServersView {
@@ -151,8 +155,34 @@ function isSelectionShape(s: unknown): s is Selection {
   return isRecord(s) && typeof s['prompt'] === 'string' && typeof s['method'] === 'string' && Array.isArray(s['tools']) && Array.isArray(s['dropped']) && typeof s['threshold'] === 'number' && isRecord(s['tokens']);
 }
 
+const CONFIRMATIONS: ReadonlySet<unknown> = new Set([undefined, 'confirmed', 'declined', 'refused']);
+
+function isCallShape(c: unknown): c is CallView {
+  return isRecord(c) && typeof c['name'] === 'string' && typeof c['ok'] === 'boolean' && typeof c['latencyMs'] === 'number' && CONFIRMATIONS.has(c['confirmation']);
+}
+
+function isFoundShape(f: unknown): f is FoundTool {
+  return (
+    isRecord(f) &&
+    typeof f['name'] === 'string' &&
+    typeof f['query'] === 'string' &&
+    typeof f['step'] === 'number' &&
+    typeof f['offered'] === 'boolean' &&
+    (f['replaced'] === undefined || typeof f['replaced'] === 'string')
+  );
+}
+
 function isTurnShape(t: unknown): t is TurnView {
-  return isRecord(t) && typeof t['turn'] === 'number' && typeof t['prompt'] === 'string' && isSelectionShape(t['selection']) && Array.isArray(t['calls']) && Array.isArray(t['warnings']);
+  return (
+    isRecord(t) &&
+    typeof t['turn'] === 'number' &&
+    typeof t['prompt'] === 'string' &&
+    isSelectionShape(t['selection']) &&
+    Array.isArray(t['calls']) &&
+    t['calls'].every(isCallShape) &&
+    Array.isArray(t['warnings']) &&
+    (t['found'] === undefined || (Array.isArray(t['found']) && t['found'].every(isFoundShape)))
+  );
 }
 
 function isCostShape(c: unknown): c is CostSnapshot {

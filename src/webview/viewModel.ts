@@ -2,7 +2,7 @@ import type { ToolCallStats } from '../core/callStatistics';
 import type { CostSnapshot } from '../core/guards/costMonitor';
 import type { LoopTurnHistory } from '../core/guards/loopDetector';
 import type { DroppedTool, Selection, SelectionStage } from '../core/selection/selectionTypes';
-import type { ServersView, ToolFlagView, TurnView } from './protocol';
+import type { CallView, ServersView, ToolFlagView, TurnView } from './protocol';
 
 /**
  * What the Tool Router panel draws, computed from the data the extension sends: no DOM and no vscode
@@ -194,6 +194,41 @@ export function selectionView(selection: Selection, descriptions: Readonly<Recor
     timings: timingRows(selection.timingsMs),
     issues: selection.issues,
   };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Tools found during a turn, and calls that asked first
+
+export interface FoundRowView {
+  readonly name: string;
+  readonly description?: string;
+  /** Whether the model then called it (a miss that learning from use records). */
+  readonly called: boolean;
+  /** "found with “query” at step 2; offered from step 3 in place of x". */
+  readonly text: string;
+}
+
+/** The tools the model found with the search tool, in the order found. */
+export function foundRows(turn: Pick<TurnView, 'found' | 'calls'>, descriptions: Readonly<Record<string, string>> = {}): FoundRowView[] {
+  const called = new Set(turn.calls.filter((c) => c.errorType !== 'LOOP_DETECTED').map((c) => c.name));
+  return (turn.found ?? []).map((f) => {
+    const description = descriptions[f.name];
+    const offered = f.offered ? `offered from step ${f.step + 1}${f.replaced ? ` in place of ${f.replaced}` : ''}` : 'not offered: the tool cap was full';
+    return { name: f.name, ...(description !== undefined ? { description } : {}), called: called.has(f.name), text: `found with “${f.query}” at step ${f.step}; ${offered}` };
+  });
+}
+
+const CONFIRMATION_LABELS: Readonly<Record<NonNullable<CallView['confirmation']>, string>> = {
+  confirmed: 'run after you confirmed',
+  declined: 'not run: you declined',
+  refused: 'not run: destructive tools are off',
+};
+
+/** How a call ended, for the calls list: ok, the error type, or what the destructive-tools question decided. */
+export function callOutcomeText(call: CallView): string {
+  if (call.confirmation && call.confirmation !== 'confirmed') return CONFIRMATION_LABELS[call.confirmation];
+  const outcome = call.ok ? 'ok' : (call.errorType ?? 'error');
+  return call.confirmation ? `${outcome} (${CONFIRMATION_LABELS[call.confirmation]})` : outcome;
 }
 
 /** The history picker's label of a turn. */

@@ -2,14 +2,20 @@ import type { CallEnvelope } from '../callEnvelope';
 import { estimateTokens, type CostMonitor } from '../guards/costMonitor';
 import { HallucinationGuardTurn } from '../guards/hallucinationGuard';
 import { loopDetectedEnvelope, resultFactsFor, type LoopDetector } from '../guards/loopDetector';
-import type { Selection } from '../selection/selectionTypes';
+import { DEFAULT_DESTRUCTIVE_POLICY, type DestructivePolicy, type Selection } from '../selection/selectionTypes';
+import { DEFAULT_CAP } from '../selection/toolSelector';
+import { declinedMessage, destructiveApproval, refusedByPolicyMessage } from './callApproval';
+import { OfferedTools } from './offeredTools';
+import type { SearchHit } from './toolSearch';
 
 /**
  * One chat turn: the model sees only the selected tools; each tool call goes through the loop detector
  * and the router; results are fed back, up to `maxSteps`; an answer that claims an action without any
  * tool call is retried once with tools required; every token is charged to the cost window, and a
- * paused window answers without calling the model. The VS Code participant adapts its API to
- * {@link ChatModel}; tests drive the same code with a scripted model.
+ * paused window answers without calling the model. A call to a destructive tool asks the user first
+ * (policy `confirm`, through the {@link ConfirmCall} seam). With a {@link TurnSearch}, the model is also
+ * offered {@link FIND_TOOLS_NAME} at every step, and the tools it finds are offered from the next step on.
+ * The VS Code participant adapts its API to {@link ChatModel}; tests drive the same code with a scripted model.
  */
 
 export interface ChatToolDefinition {
@@ -62,6 +68,44 @@ export interface TurnEvents {
 export interface TurnCall {
   readonly call: ChatToolCall;
   readonly envelope: CallEnvelope;
+  /**
+   * For a destructive tool: `confirmed` or `declined` by the user, or `refused` by the policy `never`
+   * (or because nobody could be asked). Absent when no question was needed.
+   */
+  readonly confirmation?: 'confirmed' | 'declined' | 'refused';
+}
+
+/** What the user is asked before a destructive call runs. */
+export interface CallConfirmation {
+  readonly tool: string;
+  readonly args: unknown;
+}
+
+/**
+ * Asks the user whether a call may run; resolves `true` to run it. The participant shows a modal
+ * question; tests answer from a script. A rejection counts as "no".
+ */
+export type ConfirmCall = (request: CallConfirmation, signal?: AbortSignal) => Promise<boolean>;
+
+/** The search behind {@link FIND_TOOLS_NAME}: the same ranking as agent mode's toolRouter_searchTools. */
+export interface TurnSearch {
+  /** The best tools for a query, best first (quarantined and disallowed tools already left out). */
+  search(query: string, signal?: AbortSignal): Promise<readonly SearchHit[]>;
+  /** A found tool as the model is sent it; undefined when it cannot be offered (e.g. it just went away). */
+  definition(name: string): ChatToolDefinition | undefined;
+}
+
+/** A tool the model found with the search tool during the turn. */
+export interface FoundTool {
+  readonly name: string;
+  /** The query that found it. */
+  readonly query: string;
+  /** The model step of the search; the tool is offered from the next step on. */
+  readonly step: number;
+  /** False when the cap was full of tools that keep their places: the model was told it cannot call it yet. */
+  readonly offered: boolean;
+  /** The selected tool whose place it took, when the cap was full. */
+  readonly replaced?: string;
 }
 
 export interface TurnResult {
@@ -71,6 +115,8 @@ export interface TurnResult {
   readonly warnings: readonly TurnWarning[];
   readonly usage: { readonly promptTokens: number; readonly completionTokens: number };
   readonly paused: boolean;
+  /** Tools found with the search tool (empty without a {@link TurnSearch}). */
+  readonly found: readonly FoundTool[];
 }
 
 /** The seeds' interactive limit: at most 8 model steps (calls and answers) per turn. */
@@ -79,6 +125,27 @@ export const DEFAULT_MAX_STEPS = 8;
 export const HISTORY_VERBATIM_EXCHANGES = 2;
 /** How much of a tool result the one-line summary keeps. */
 const SUMMARY_CHARS = 160;
+/**
+ * The search tool `@router` offers at every step. Its own name, not agent mode's toolRouter_searchTools:
+ * there is no call tool here, the tools it finds are offered directly.
+ */
+export const FIND_TOOLS_NAME = 'toolRouter_findTools';
+/** Tools one search returns and offers: a task needs 2–6 tools (the dev sets), and each one offered costs its definition at every later step. */
+export const FIND_TOOLS_RESULTS = 5;
+
+/** A found tool's description in the search result; its whole definition follows at the next step. */
+const FOUND_DESCRIPTION_CHARS = 200;
+
+const FIND_TOOLS_DEFINITION: ChatToolDefinition = {
+  name: FIND_TOOLS_NAME,
+  description: `Find tools you were not given: describe what you need to do, and the best ${FIND_TOOLS_RESULTS} tools of every connected MCP server are returned and offered to you from your next step on. Use it when none of your tools fits the task.`,
+  inputSchema: {
+    type: 'object',
+    properties: { query: { type: 'string', description: 'The task in plain words, e.g. "write a file" or "create a calendar event".' } },
+    required: ['query'],
+    additionalProperties: false,
+  },
+};
 
 export interface ChatTurnOptions {
   readonly prompt: string;
@@ -93,24 +160,40 @@ export interface ChatTurnOptions {
   readonly maxSteps?: number;
   readonly signal?: AbortSignal;
   readonly events?: TurnEvents;
+  /** toolRouter.selection.allowDestructiveTools (default `confirm`). */
+  readonly destructivePolicy?: DestructivePolicy;
+  /**
+   * Whether a tool is marked destructive; by default, what the selection (its `confirm` mark) and the
+   * search hits (their annotations) say. The participant asks the router, which knows every tool.
+   */
+  readonly isDestructive?: (name: string) => boolean;
+  /** Asks the user before a destructive call under `confirm`; without it such calls are not run. */
+  readonly confirm?: ConfirmCall;
+  /** Offers the search tool at every step; found tools join the offered set. */
+  readonly search?: TurnSearch;
+  /** The selection cap: found tools never make the offered set larger (default DEFAULT_CAP). */
+  readonly cap?: number;
 }
 
 export async function runChatTurn(options: ChatTurnOptions): Promise<TurnResult> {
-  const { model, router, loops, cost, tools, events } = options;
+  const { model, router, loops, cost, events } = options;
   const warnings: TurnWarning[] = [];
   const calls: TurnCall[] = [];
+  const found: FoundTool[] = [];
   const usage = { promptTokens: 0, completionTokens: 0 };
   const warn = (w: TurnWarning): void => {
     warnings.push(w);
     events?.onWarning?.(w);
   };
-  if (cost.isPaused()) {
-    return { answer: cost.pausedReason?.message ?? 'The router is paused.', calls, warnings, usage, paused: true };
-  }
+  const done = (answer: string, paused = false): TurnResult => ({ answer, calls, warnings, usage, paused, found });
+  if (cost.isPaused()) return done(cost.pausedReason?.message ?? 'The router is paused.', true);
   loops.startTurn(options.turn);
   const guard = new HallucinationGuardTurn();
   const messages: ChatMessage[] = [...truncateHistory(options.history), { role: 'user', text: options.prompt }];
-  const definitionsText = JSON.stringify(tools);
+  const offered = new OfferedTools(options.tools, options.selection, options.cap ?? DEFAULT_CAP);
+  /** Found tools whose hits say they are destructive (for the default isDestructive). */
+  const destructiveFound = new Set<string>();
+  const gate = callGate(options, destructiveFound);
   const count = async (text: string): Promise<number> => {
     if (model.countTokens) {
       try {
@@ -122,32 +205,34 @@ export async function runChatTurn(options: ChatTurnOptions): Promise<TurnResult>
     return estimateTokens(text);
   };
 
-  let definitionTokens: number | undefined;
-  /** Each step re-sends every definition, so each step charges them again; their sizes are computed once. */
-  const definitionBlame = tools.map((t) => ({ name: t.name, tokens: estimateTokens(JSON.stringify(t)), part: 'definition' as const }));
+  // Each step re-sends every definition, so each step charges them again; they are counted only when the
+  // offered set changes (a search added tools).
+  let definitions: { version: number; tools: readonly ChatToolDefinition[]; tokens: number; blame: Array<{ name: string; tokens: number; part: 'definition' }> } | undefined;
   let toolMode: 'auto' | 'required' = 'auto';
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   for (let step = 1; step <= maxSteps; step++) {
-    const response = await model.send(messages, tools, { toolMode, ...(options.signal ? { signal: options.signal } : {}) });
-    // The tool definitions are the same at every step: counted once per turn.
-    definitionTokens ??= await count(definitionsText);
-    const promptTokens = (await count(messages.map(messageText).join('\n'))) + definitionTokens;
+    if (definitions?.version !== offered.version) {
+      const tools = [...offered.definitions, ...(options.search ? [FIND_TOOLS_DEFINITION] : [])];
+      definitions = { version: offered.version, tools, tokens: await count(JSON.stringify(tools)), blame: tools.map((t) => ({ name: t.name, tokens: estimateTokens(JSON.stringify(t)), part: 'definition' as const })) };
+    }
+    const response = await model.send(messages, definitions.tools, { toolMode, ...(options.signal ? { signal: options.signal } : {}) });
+    const promptTokens = (await count(messages.map(messageText).join('\n'))) + definitions.tokens;
     const completionTokens = await count(response.text + JSON.stringify(response.toolCalls.map((c) => c.input)));
     usage.promptTokens += promptTokens;
     usage.completionTokens += completionTokens;
     const blame = [
-      ...definitionBlame,
+      ...definitions.blame,
       ...response.toolCalls.map((c) => ({ name: c.name, tokens: estimateTokens(JSON.stringify(c.input ?? {})), part: 'arguments' as const })),
     ];
     const recorded = cost.record({ promptTokens, completionTokens, calls: response.toolCalls.length, tools: blame });
     if (recorded.pausedNow) {
       const message = cost.pausedReason?.message ?? 'The router paused: the token budget was reached.';
       warn({ kind: 'cost', message });
-      return { answer: `${response.text ? `${response.text}\n\n` : ''}${message}`, calls, warnings, usage, paused: true };
+      return done(`${response.text ? `${response.text}\n\n` : ''}${message}`, true);
     }
 
     if (response.toolCalls.length === 0) {
-      const decision = guard.afterAttempt({ toolCallsMade: calls.length, answer: response.text, toolsOffered: tools.length });
+      const decision = guard.afterAttempt({ toolCallsMade: calls.length, answer: response.text, toolsOffered: offered.definitions.length });
       if (decision.action === 'retry-with-required-tools') {
         warn({ kind: 'hallucination', phrase: decision.claim?.phrase ?? '', outcome: 'retried' });
         events?.onProgress?.('The answer claimed an action no tool performed; asking the model again with tools required.');
@@ -156,37 +241,135 @@ export async function runChatTurn(options: ChatTurnOptions): Promise<TurnResult>
       }
       if (decision.action === 'replace-with-honest-answer') {
         warn({ kind: 'hallucination', phrase: decision.claim?.phrase ?? '', outcome: 'replaced' });
-        return { answer: decision.honestAnswer ?? "I wasn't able to complete this action.", calls, warnings, usage, paused: false };
+        return done(decision.honestAnswer ?? "I wasn't able to complete this action.");
       }
-      return { answer: response.text, calls, warnings, usage, paused: false };
+      return done(response.text);
     }
 
     toolMode = 'auto';
     messages.push({ role: 'assistant', text: response.text, toolCalls: response.toolCalls });
     for (const call of response.toolCalls) {
-      const tool = options.selection.tools.find((t) => t.name === call.name);
-      const check = loops.check(call.name, call.input);
-      let envelope: CallEnvelope;
-      if (!check.allow) {
-        envelope = loopDetectedEnvelope(check, { server: '', tool: call.name, exposedName: call.name });
-        warn({ kind: 'loop', tool: call.name, args: call.input, rule: check.rule, message: check.message });
+      let resultText: string;
+      if (options.search && call.name === FIND_TOOLS_NAME) {
+        // A search is no action: it is not a call of the turn, so the claimed-action guard still applies.
+        events?.onProgress?.('Searching for tools…');
+        resultText = await findTools(call.input, { search: options.search, step, offered, found, destructiveFound, policy: options.destructivePolicy ?? DEFAULT_DESTRUCTIVE_POLICY, ...(options.signal ? { signal: options.signal } : {}) });
       } else {
-        events?.onToolStart?.(call);
-        envelope = await router.call(call.name, call.input, options.signal ? { signal: options.signal } : {});
-        const facts = resultFactsFor(envelope);
-        loops.record(call.name, call.input, facts.digest, facts.isEmpty);
-        if (!tool) events?.onProgress?.(`The model called "${call.name}", which was not offered this turn.`);
+        const wasOffered = offered.has(call.name);
+        const check = loops.check(call.name, call.input);
+        let envelope: CallEnvelope;
+        let confirmation: TurnCall['confirmation'];
+        if (!check.allow) {
+          envelope = loopDetectedEnvelope(check, { server: '', tool: call.name, exposedName: call.name });
+          warn({ kind: 'loop', tool: call.name, args: call.input, rule: check.rule, message: check.message });
+        } else {
+          const verdict = await gate(call, wasOffered);
+          confirmation = verdict.confirmation;
+          if (verdict.run) {
+            events?.onToolStart?.(call);
+            envelope = await router.call(call.name, call.input, options.signal ? { signal: options.signal } : {});
+            const facts = resultFactsFor(envelope);
+            loops.record(call.name, call.input, facts.digest, facts.isEmpty);
+            offered.markCalled(call.name);
+            if (!wasOffered) events?.onProgress?.(`The model called "${call.name}", which was not offered this turn.`);
+          } else {
+            envelope = notRunEnvelope(call.name, verdict.message);
+          }
+        }
+        events?.onToolEnd?.(call, envelope);
+        calls.push({ call, envelope, ...(confirmation ? { confirmation } : {}) });
+        resultText = envelopeText(envelope);
       }
-      events?.onToolEnd?.(call, envelope);
-      calls.push({ call, envelope });
-      const resultText = envelopeText(envelope);
       cost.record({ promptTokens: 0, completionTokens: 0, tools: [{ name: call.name, tokens: estimateTokens(resultText), part: 'result' }] });
       messages.push({ role: 'tool', callId: call.callId, name: call.name, text: resultText });
     }
   }
   const message = `I stopped after ${maxSteps} steps without a final answer (toolRouter.chat.maxSteps). Ask me to continue if there is more to do.`;
   warn({ kind: 'steps', message });
-  return { answer: message, calls, warnings, usage, paused: false };
+  return done(message);
+}
+
+type GateVerdict = { readonly run: true; readonly confirmation?: 'confirmed' } | { readonly run: false; readonly confirmation: 'declined' | 'refused'; readonly message: string };
+
+/** Decides whether a call runs, by the destructive-tools policy (callApproval.ts); under `confirm` it asks the user. */
+function callGate(options: ChatTurnOptions, destructiveFound: ReadonlySet<string>): (call: ChatToolCall, wasOffered: boolean) => Promise<GateVerdict> {
+  const policy = options.destructivePolicy ?? DEFAULT_DESTRUCTIVE_POLICY;
+  const marked = new Set(options.selection.tools.filter((t) => t.confirm).map((t) => t.name));
+  const isDestructive = options.isDestructive ?? ((name: string) => marked.has(name) || destructiveFound.has(name));
+  return async (call, wasOffered) => {
+    const approval = destructiveApproval(policy, isDestructive(call.name), wasOffered);
+    if (approval === 'run') return { run: true };
+    if (approval === 'refuse') return { run: false, confirmation: 'refused', message: refusedByPolicyMessage(call.name) };
+    if (!options.confirm) {
+      return { run: false, confirmation: 'refused', message: `"${call.name}" is marked destructive and needs the user's approval, which could not be asked here, so it was not run.` };
+    }
+    let approved = false;
+    try {
+      approved = await options.confirm({ tool: call.name, args: call.input }, options.signal);
+    } catch {
+      // A question that fails (closed, cancelled) is a "no": nothing destructive runs unapproved.
+    }
+    // A request cancelled while the question was open does not go on with the call.
+    if (options.signal?.aborted) approved = false;
+    return approved ? { run: true, confirmation: 'confirmed' } : { run: false, confirmation: 'declined', message: declinedMessage(call.name) };
+  };
+}
+
+/**
+ * Runs the search tool: ranks the catalogue for the query, offers each new hit from the next step on
+ * (within the cap) and tells the model which tools it now has. Errors become the tool's result text.
+ */
+async function findTools(
+  input: unknown,
+  context: { search: TurnSearch; step: number; offered: OfferedTools; found: FoundTool[]; destructiveFound: Set<string>; policy: DestructivePolicy; signal?: AbortSignal },
+): Promise<string> {
+  const raw = typeof input === 'string' ? parseJsonObject(input) : input;
+  const query = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)['query'] : undefined;
+  if (typeof query !== 'string' || query.trim() === '') return `${FIND_TOOLS_NAME} needs a non-empty "query": the task in plain words.`;
+  let hits: readonly SearchHit[];
+  try {
+    hits = await context.search.search(query.trim(), context.signal);
+  } catch (error) {
+    return `${FIND_TOOLS_NAME} failed: ${error instanceof Error ? error.message : String(error)}. Go on with the tools you have.`;
+  }
+  const tools: Array<Record<string, unknown>> = [];
+  for (const hit of hits) {
+    const destructive = hit.annotations?.destructiveHint === true;
+    // The policy `never` keeps destructive tools out of selection; a search must not bring them back.
+    if (destructive && context.policy === 'never') continue;
+    const already = context.offered.has(hit.name);
+    // A selected tool that gave its place to a found one stays out: the model had it and did not call it.
+    if (!already && context.offered.wasSelected(hit.name)) continue;
+    let status = 'already offered';
+    if (!already) {
+      const definition = context.search.definition(hit.name);
+      if (!definition) continue;
+      const added = context.offered.add(definition);
+      context.found.push({ name: hit.name, query: query.trim(), step: context.step, offered: added.offered, ...(added.replaced ? { replaced: added.replaced } : {}) });
+      if (destructive) context.destructiveFound.add(hit.name);
+      status = added.offered ? 'offered from your next step' : 'not offered: the tool limit is reached';
+    }
+    tools.push({ name: hit.name, server: hit.server, description: shorten(hit.description, FOUND_DESCRIPTION_CHARS), ...(destructive ? { destructive: 'asks the user before it runs' } : {}), status });
+  }
+  const next = tools.length === 0 ? 'No tools matched; try other words, or answer with what you have.' : 'Call the tool you need directly, by its name, at your next step.';
+  return JSON.stringify({ query: query.trim(), tools, next });
+}
+
+function shorten(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+function parseJsonObject(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A call the router did not run (declined or refused); the message tells the model what happened. */
+function notRunEnvelope(name: string, message: string): CallEnvelope {
+  return { ok: false, error: { type: 'CANCELLED', message, retryable: false }, meta: { latencyMs: 0, bytes: 0, server: '', tool: name, exposedName: name } };
 }
 
 /** What the model reads of a result: the content's text, or the error message with its type. */

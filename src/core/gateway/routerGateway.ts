@@ -2,6 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CallEnvelope } from '../callEnvelope';
+import { searchHits, type SearchHit } from '../chat/toolSearch';
 import type { ToolIndex } from '../selection/toolIndex';
 import type { ToolSelector } from '../selection/toolSelector';
 import type { RoutedTool, ToolRouter } from '../toolRouter';
@@ -28,8 +29,6 @@ export const MAX_DYNAMIC_TOOLS = 8;
 export const DEFAULT_STARTUP_WAIT_MS = 30_000;
 /** How long a search waits for the embedding index of new tools; after that it ranks on keywords. */
 export const DEFAULT_INDEX_WAIT_MS = 10_000;
-/** Scores are rounded for the client: more digits cost tokens and mean nothing. */
-const SCORE_DIGITS = 3;
 
 /** What the gateway needs from selection; a SelectionEngine fits. */
 export interface GatewaySelection {
@@ -53,15 +52,8 @@ export interface RouterGatewayOptions {
   readonly log?: (message: string) => void;
 }
 
-/** One search result, as the client receives it. */
-export interface SearchHit {
-  readonly name: string;
-  readonly server: string;
-  readonly description: string;
-  readonly score: number;
-  readonly inputSchema: unknown;
-  readonly annotations?: RoutedTool['annotations'];
-}
+/** One search result, as the client receives it (shared with agent mode and `@router`). */
+export type { SearchHit };
 
 export interface SearchAnswer {
   readonly query: string;
@@ -194,27 +186,8 @@ export class RouterGateway {
   async search(query: string, limit: number, signal?: AbortSignal): Promise<SearchAnswer> {
     await this.whenCatalogueReady();
     const selection = await this.selection.selector.select({ prompt: query, ...(signal ? { signal } : {}) });
-    const scores = new Map(selection.ranking.map((r) => [r.name, r.score]));
-    // Nothing is ranked only when no scorer ran; the selection's own order is then the best there is.
-    const order = selection.ranking.length > 0 ? selection.ranking.map((r) => r.name) : selection.tools.map((t) => t.name);
-    const hits: SearchHit[] = [];
     // The ranking covers the whole catalogue: quarantined (poisoned) tools must not reach the model here either.
-    const quarantined = this.selection.quarantine?.() ?? new Map<string, string>();
-    for (const name of order) {
-      if (hits.length >= limit) break;
-      if (quarantined.has(name)) continue;
-      const tool = this.router.getTool(name);
-      if (!tool) continue;
-      const annotated = Object.keys(tool.annotations).length > 0;
-      hits.push({
-        name: tool.name,
-        server: tool.server,
-        description: tool.originalDescription,
-        score: round(scores.get(name) ?? 0, SCORE_DIGITS),
-        inputSchema: tool.inputSchema,
-        ...(annotated ? { annotations: tool.annotations } : {}),
-      });
-    }
+    const hits = searchHits(selection, (name) => this.router.getTool(name), { limit, quarantined: this.selection.quarantine?.() ?? new Map<string, string>() });
     let next = hits.length === 0 ? 'No tools are available yet: the servers may still be starting or may have failed.' : `Call a tool with ${CALL_TOOL_NAME} {"name", "arguments"}.`;
     if (this.options.dynamicSubset && hits.length > 0) {
       this.subset = this.subsetFrom(hits);
@@ -225,12 +198,13 @@ export class RouterGateway {
   }
 
   /**
-   * The subset a search leaves listed: its top tools, without destructive ones unless selection allows
-   * them (as chat selection does; they stay callable through the call tool), and without any routed
-   * tool whose name would shadow a gateway tool.
+   * The subset a search leaves listed: its top tools, without destructive ones unless the policy is
+   * `always` (they stay callable through the call tool), and without any routed tool whose name would
+   * shadow a gateway tool. Under `confirm` they stay out too: the gateway has no user to ask, so it
+   * keeps the behaviour of the old default (false) rather than list them as ordinary tools.
    */
   private subsetFrom(hits: readonly SearchHit[]): string[] {
-    const allowDestructive = this.selection.selector.options.destructiveTools !== 'never';
+    const allowDestructive = this.selection.selector.options.destructiveTools === 'always';
     return hits
       .filter((h) => !META_TOOLS.has(h.name) && (allowDestructive || !h.annotations?.destructiveHint))
       .slice(0, MAX_DYNAMIC_TOOLS)
@@ -344,9 +318,4 @@ function shown(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
-
-function round(x: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
 }

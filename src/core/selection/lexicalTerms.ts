@@ -60,6 +60,26 @@ function undouble(w: string): string {
 
 const WORD = /[\p{L}\p{N}]+/gu;
 
+/**
+ * Scripts written without spaces between words (Chinese, Japanese kana, and Korean, whose words run long
+ * with particles attached). A run of them was one "word" before, so `查询天气预报` never met `天气`.
+ */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
+const HAS_UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
+/**
+ * Overlapping character pairs of an unspaced run (a lone character stays as it is): the usual indexing
+ * for such text without a dictionary, since most Chinese words are two characters and a pair inside a
+ * longer word still matches. `获取天气` → 获取, 取天, 天气.
+ */
+export function characterBigrams(run: string): string[] {
+  const chars = [...run];
+  if (chars.length < 2) return chars;
+  const out: string[] = [];
+  for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i]! + chars[i + 1]!);
+  return out;
+}
+
 /** The terms of a text, in order, repeats kept (term frequency counts them). */
 export function lexicalTerms(text: string): string[] {
   const out: string[] = [];
@@ -67,7 +87,18 @@ export function lexicalTerms(text: string): string[] {
   if (!words) return out;
   for (const word of words) {
     if (STOP_WORDS.has(word)) continue;
-    out.push(stem(word));
+    if (!HAS_UNSPACED.test(word)) {
+      out.push(stem(word));
+      continue;
+    }
+    // Mixed runs ("12306余票", "api接口") keep their spaced part as a word and pair the rest.
+    let last = 0;
+    for (const m of word.matchAll(UNSPACED)) {
+      if (m.index > last) out.push(stem(word.slice(last, m.index)));
+      out.push(...characterBigrams(m[0]));
+      last = m.index + m[0].length;
+    }
+    if (last < word.length) out.push(stem(word.slice(last)));
   }
   return out;
 }

@@ -21,6 +21,8 @@ export interface DataQuery {
   readonly split: string;
   readonly query: string;
   readonly gold: readonly string[];
+  /** The gold tools that stand for unnamed general-purpose needs (the team set only). */
+  readonly general?: readonly string[];
 }
 
 export class DataFormatError extends Error {}
@@ -84,7 +86,8 @@ export function loadQueriesFile(file: string, split?: string): DataQuery[] {
     .map((q, i) => {
       if (typeof q['query'] !== 'string') throw new DataFormatError(`${file}, query ${i + 1}: "query" must be a string.`);
       const gold = Array.isArray(q['gold']) ? q['gold'].map(String) : [];
-      return { id: String(q['id'] ?? i + 1), split: String(q['split'] ?? ''), query: q['query'], gold };
+      const general = Array.isArray(q['general']) ? q['general'].map(String) : undefined;
+      return { id: String(q['id'] ?? i + 1), split: String(q['split'] ?? ''), query: q['query'], gold, ...(general ? { general } : {}) };
     });
 }
 

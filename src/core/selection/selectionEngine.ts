@@ -3,6 +3,8 @@ import { EmbeddingCache, CachedEmbedder } from '../embedding/embeddingCache';
 import type { Embedder } from '../embedding/embedder';
 import { HttpEmbedder } from '../embedding/httpEmbedder';
 import { OnnxEmbedder } from '../embedding/onnxEmbedder';
+import * as fs from 'node:fs';
+import { GeneralNeeds, type GeneralNeedsFile } from './generalNeeds';
 import { LexicalRanker } from './lexicalRanker';
 import { ToolIndex, rankableFor } from './toolIndex';
 import { DEFAULT_SELECTION_OPTIONS, ToolSelector, type SelectionOptions, type SelectorDeps, type UsageHints } from './toolSelector';
@@ -28,6 +30,19 @@ export interface EmbeddingSettings {
 export const DEFAULT_EMBEDDING_SETTINGS: EmbeddingSettings = { provider: 'local', model: 'default' };
 /** Where the bundled model sits relative to the extension (or repository) root. */
 export const DEFAULT_MODEL_DIR = path.join('media', 'model');
+/** The unnamed-needs models (scripts/model/trainNeeds.ts), relative to the root; they work with any embedder. */
+export const GENERAL_NEEDS_FILE = path.join('media', 'needs', 'general-needs.json');
+
+/** Loads the unnamed-needs models; a missing or broken file turns the stage off with the reason logged. */
+export function loadGeneralNeeds(root: string, log: (message: string) => void = () => undefined): GeneralNeeds | undefined {
+  const file = path.join(root, GENERAL_NEEDS_FILE);
+  try {
+    return new GeneralNeeds(JSON.parse(fs.readFileSync(file, 'utf8')) as GeneralNeedsFile);
+  } catch (error) {
+    log(`General-purpose tools will not be raised for unnamed needs: ${file} could not be read (${(error as Error).message}). Reinstall the extension, or run npm run train:needs in a clone.`);
+    return undefined;
+  }
+}
 
 export interface SelectionEngineOptions {
   readonly embeddings: EmbeddingSettings;
@@ -129,8 +144,10 @@ export async function createSelectionEngine(options: SelectionEngineOptions): Pr
     // Prompts go straight to the model: they rarely repeat, and need not be stored anywhere.
     index = new ToolIndex(toolEmbedder, log, embedder);
   }
+  const needs = loadGeneralNeeds(options.root, log);
   const deps: SelectorDeps = {
     ...(index ? { index } : {}),
+    ...(needs ? { needs } : {}),
     createLexical: (tools) => new LexicalRanker(tools.map(rankableFor)),
     ...(options.quarantine ? { quarantine: options.quarantine } : {}),
   };

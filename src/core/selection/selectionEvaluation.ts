@@ -13,6 +13,10 @@ export interface QueryOutcome {
   readonly ranked: string[];
   readonly selected: string[];
   readonly latencyMs: number;
+  /** The best ranked tools' fused scores, aligned with `ranked` (empty when nothing was scored). */
+  readonly scores: number[];
+  /** Tools sent for a reason other than rank (general-purpose needs, clause heads), with their scores. */
+  readonly extras: ReadonlyArray<{ readonly name: string; readonly score: number }>;
 }
 
 /** The shared data format's tools as selection sees them: the id is the unique name. */
@@ -27,8 +31,10 @@ export async function evaluateSelection(selector: ToolSelector, queries: readonl
     const selection = await selector.select({ prompt: q.query });
     const latencyMs = performance.now() - t0;
     const ranked = selection.ranking.slice(0, rankedLength).map((r) => r.name);
+    const scores = selection.ranking.slice(0, rankedLength).map((r) => r.score);
     const selected = selection.tools.map((t) => t.name);
-    out.push({ id: q.id, ranked: ranked.length ? ranked : selected, selected, latencyMs });
+    const extras = selection.tools.filter((t) => t.stages.some((s) => s === 'clause' || s.startsWith('general:'))).map((t) => ({ name: t.name, score: t.score ?? 0 }));
+    out.push({ id: q.id, ranked: ranked.length ? ranked : selected, selected, latencyMs, scores, extras });
   }
   return out;
 }
@@ -44,4 +50,51 @@ export function selectedRecall(queries: readonly DataQuery[], outcomes: readonly
     n++;
   });
   return n ? Math.round((1000 * sum) / n) / 10 : 0;
+}
+
+/**
+ * The set the count rule would send at another depth and floor, from an outcome: the best `minTools`,
+ * every ranked tool within `depth` of the drop from the best to the cap-th score, and the tools sent for
+ * other reasons, best `cap` by score.
+ * Used to draw the coverage-against-tools-sent curve without re-running selection per setting.
+ */
+export function selectedAt(outcome: QueryOutcome, depth: number, minTools: number, cap: number): string[] {
+  const picks = new Map<string, number>();
+  const head = outcome.scores[0] ?? 0;
+  const last = outcome.scores[Math.min(cap, outcome.scores.length) - 1] ?? 0;
+  const cutoff = head - depth * (head - last);
+  outcome.ranked.forEach((name, i) => {
+    const score = outcome.scores[i];
+    if (score === undefined || i >= cap) return;
+    if (i < minTools || score >= cutoff) picks.set(name, score);
+  });
+  for (const e of outcome.extras) if (!picks.has(e.name)) picks.set(e.name, e.score);
+  return [...picks].sort((a, b) => b[1] - a[1]).slice(0, cap).map(([name]) => name);
+}
+
+/** Share (percent) of queries for which every needed tool was in the selected set. */
+export function sentAll(queries: readonly DataQuery[], selected: ReadonlyArray<readonly string[]>): number {
+  let all = 0;
+  let n = 0;
+  queries.forEach((q, i) => {
+    if (q.gold.length === 0) return;
+    const sent = new Set(selected[i] ?? []);
+    if (q.gold.every((g) => sent.has(g))) all++;
+    n++;
+  });
+  return n ? Math.round((1000 * all) / n) / 10 : 0;
+}
+
+/** Share (percent) of the needs in `needs(q)` found in the top k of each query's ranking (needs pooled). */
+export function needRecall(queries: readonly DataQuery[], rankings: ReadonlyArray<readonly string[]>, needs: (q: DataQuery) => readonly string[], k: number): { recall: number; needs: number } {
+  let found = 0;
+  let total = 0;
+  queries.forEach((q, i) => {
+    const top = new Set((rankings[i] ?? []).slice(0, k));
+    for (const g of needs(q)) {
+      total++;
+      if (top.has(g)) found++;
+    }
+  });
+  return { recall: total ? Math.round((1000 * found) / total) / 10 : 0, needs: total };
 }

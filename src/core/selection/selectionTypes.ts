@@ -75,6 +75,7 @@ export interface Selection {
   readonly dropped: readonly DroppedTool[];
   /** Every tool's fused score, best first (for the panel's score bars); empty when nothing was scored. */
   readonly ranking: ReadonlyArray<{ readonly name: string; readonly score: number; readonly cosine?: number; readonly lexical?: number }>;
+  /** The fused score a ranked tool needed to be sent (the best score minus the margin; 0 when nothing was scored). */
   readonly threshold: number;
   readonly timingsMs: Readonly<Record<string, number>>;
   /** chars / 4 of the tools' definitions (name, description, schema), as the seeds estimate tokens. */

@@ -5,6 +5,7 @@ import { StickyWindow, DEFAULT_STICKY_LOOKBACK_TURNS, DEFAULT_STICKY_MAX } from 
 import { embeddingTextFor, type ToolIndex } from './toolIndex';
 import { splitClauses } from './clauses';
 import { boostByServer, headThenServer, type ServerPolicy } from './serverAware';
+import { KIND_LABELS, type GeneralKind, type GeneralNeeds } from './generalNeeds';
 
 /**
  * selectTools: from a prompt and the catalogue, the few tools to send, each with its provenance.
@@ -14,18 +15,20 @@ import { boostByServer, headThenServer, type ServerPolicy } from './serverAware'
  * small unit; this file only orders them and writes down why.
  */
 
-/** The seeds' defaults for minTools, topK and the cap are kept: nothing we measured argued against them. */
-export const DEFAULT_MIN_TOOLS = 5;
 /**
- * The seeds use 0.3 with their embedding model. Our default model's cosines run lower: at 0.3 it added
- * almost nothing past minTools on MetaTool multi (5.8 tools sent, 78.2% of needed tools in the set); at
- * 0.2 the set grows to 10–15 tools and the share of needed tools sent rises 4–6 points on every dev set
- * (MetaTool 83.9, Seal-Tools OOD 94.4, BFCL live_multiple 83.5, parallel_multiple 91.1). Ranking is not
- * affected. Larger general-purpose models tolerate 0.2 too, since topK still bounds the set.
+ * How many tools are sent follows the scores. Between the best score and the score at rank `cap`, a ranked
+ * tool is sent while it lies within `depth` of that drop from the top: with depth 0.8, while its score is
+ * above the 20% mark. A steady slope (many similar tools) sends many; one or two tools far ahead of the rest
+ * send few; never fewer than minTools, never more than the cap. The rule is scale-free, so it behaves alike
+ * whatever the scores' spread in a catalogue. Both defaults were chosen from the curve of coverage against
+ * tools sent that `npm run eval:select` prints (README, "How many tools are sent").
  */
-export const DEFAULT_SIMILARITY_THRESHOLD = 0.2;
-export const DEFAULT_TOP_K = 15;
+export const DEFAULT_MIN_TOOLS = 3;
+export const DEFAULT_DEPTH = 0.8;
+/** The cap most clients live with comfortably; 128 is the hard client limit, 40 for some. */
 export const DEFAULT_CAP = 25;
+/** Each clause of a multi-request prompt also sends its own best tools, this many, so every step has its tool. */
+export const DEFAULT_CLAUSE_HEAD = 2;
 /**
  * Weight of the lexical z-score in the fusion `w·z(lexical) + (1−w)·z(cosine)`. The prototype's best was
  * 0.4 (findings); with our model, 0.5 was the best balance on the four dev sets (recall@25: MetaTool 90.4,
@@ -53,13 +56,23 @@ export const DEFAULT_SERVER_BOOST = 0.5;
  */
 export const DEFAULT_CLAUSE_WEIGHT = 0.3;
 
+/**
+ * Unnamed needs (generalNeeds.ts): a needed general-purpose tool gains up to this many z-score units,
+ * enough to move a tool from the bulk of the catalogue into the top few. Set on the team dev split.
+ */
+export const DEFAULT_GENERAL_BOOST = 4;
+/** The prompt model's probability above which a kind counts as needed; set on the team dev split. */
+export const DEFAULT_GENERAL_NEED_MIN = 0.5;
+/** The tool model's probability above which a tool counts as of a kind. */
+export const DEFAULT_GENERAL_TOOL_MIN = 0.5;
+
 export interface SelectionOptions {
-  /** Always keep this many top-ranked tools. */
+  /** Always send this many top-ranked tools. */
   readonly minTools: number;
-  /** Beyond `minTools`, a tool joins when its cosine is at least this… */
-  readonly threshold: number;
-  /** …up to this many ranked picks in all. */
-  readonly topK: number;
+  /** Beyond `minTools`, a ranked tool is sent while its score is within this share (0–1) of the drop from the best to the cap-th score. */
+  readonly depth: number;
+  /** Each clause of a multi-request prompt also sends its best this many tools (0: off). */
+  readonly clauseHead: number;
   /** Hard cap on the tools sent, after core, pinned and sticky tools. */
   readonly cap: number;
   /** Globs of tools that are always sent. */
@@ -77,6 +90,12 @@ export interface SelectionOptions {
   readonly serverBoost: number;
   /** Each clause of a multi-request prompt also scores tools, times this weight (0: off); see clauses.ts. */
   readonly clauseWeight: number;
+  /** How far a general-purpose tool the prompt needs is lifted, in z-score units (0: off); see generalNeeds.ts. */
+  readonly generalBoost: number;
+  /** A kind is needed when the prompt model's probability is at least this. */
+  readonly generalNeedMin: number;
+  /** A tool is of a kind when the tool model's probability is at least this. */
+  readonly generalToolMin: number;
   /**
    * The head-then-strongest-server ranking policy; its window is the cap. Off by default: on the team dev
    * catalogues, head 10, fill 5, cap 12 per server moved recall@25 by +0.4 over the server boost alone
@@ -87,8 +106,8 @@ export interface SelectionOptions {
 
 export const DEFAULT_SELECTION_OPTIONS: SelectionOptions = {
   minTools: DEFAULT_MIN_TOOLS,
-  threshold: DEFAULT_SIMILARITY_THRESHOLD,
-  topK: DEFAULT_TOP_K,
+  depth: DEFAULT_DEPTH,
+  clauseHead: DEFAULT_CLAUSE_HEAD,
   cap: DEFAULT_CAP,
   coreTools: [],
   allowedTools: [],
@@ -100,6 +119,9 @@ export const DEFAULT_SELECTION_OPTIONS: SelectionOptions = {
   keyword: EMPTY_KEYWORD_CONFIG,
   serverBoost: DEFAULT_SERVER_BOOST,
   clauseWeight: DEFAULT_CLAUSE_WEIGHT,
+  generalBoost: DEFAULT_GENERAL_BOOST,
+  generalNeedMin: DEFAULT_GENERAL_NEED_MIN,
+  generalToolMin: DEFAULT_GENERAL_TOOL_MIN,
 };
 
 /** Scores every tool of a catalogue for a query, aligned with the catalogue's order. */
@@ -116,6 +138,8 @@ export interface SelectorDeps {
   readonly quarantine?: () => ReadonlyMap<string, string>;
   /** What past prompts on this machine needed (learning from use); absent or off, nothing is raised. */
   readonly usage?: UsageHints;
+  /** The unnamed-needs models (generalNeeds.ts); without them no general-purpose tool is raised. */
+  readonly needs?: GeneralNeeds;
 }
 
 /**
@@ -162,6 +186,8 @@ export class ToolSelector {
   private servers: string[] = [];
   /** Each tool's position in the catalogue, by exposed name; rebuilt with the catalogue, not per prompt. */
   private byName = new Map<string, number>();
+  /** Each general-purpose kind's tools in the catalogue (tool probability ≥ generalToolMin), rebuilt with it. */
+  private kindTools = new Map<GeneralKind, Array<{ index: number; probability: number }>>();
   private keyword: KeywordStage;
   private lexical: LexicalScorer | undefined;
   private catalogueTokens = 0;
@@ -191,6 +217,7 @@ export class ToolSelector {
     this.texts = this.tools.map(embeddingTextFor);
     this.servers = this.tools.map((t) => t.server);
     this.byName = new Map(this.tools.map((t, i) => [t.name, i]));
+    this.kindTools = this.findKindTools();
     this.keyword = new KeywordStage(this.options.keyword, [...new Set(this.tools.map((t) => t.server))]);
     this.lexical = this.deps.createLexical?.(this.tools);
     this.catalogueTokens = this.tools.reduce((sum, t) => sum + estimateToolTokens(t), 0);
@@ -230,6 +257,7 @@ export class ToolSelector {
     let methodNote: string | undefined;
     let scores: Scores | undefined;
     let ranked: number[] = [];
+    let cutoff: number | undefined;
     const dropped: DroppedTool[] = [];
     const quarantine = this.deps.quarantine?.() ?? new Map<string, string>();
     /** Why a tool may not be sent (whitelist, quarantine, destructive without opt-in), if it may not. */
@@ -265,18 +293,22 @@ export class ToolSelector {
           const policy = this.options.serverPolicy;
           ranked = time('serverPolicy', () => headThenServer(ranked, scores!.fused, this.servers, { ...policy, window: this.options.cap }));
         }
+        // The count rule: the best minTools always; then every tool within `depth` of the drop from the best
+        // score to the cap-th (so a slope sends more and one clear answer sends few); the cap bounds it all.
+        const head = ranked.length ? scores.fused[ranked[0]!]! : 0;
+        const last = ranked.length ? scores.fused[ranked[Math.min(this.options.cap, ranked.length) - 1]!]! : 0;
+        cutoff = head - this.options.depth * (head - last);
+        const floor = scored.usedEmbedding ? cutoff : Math.max(cutoff, this.options.lexicalZThreshold);
+        const stage = scored.usedEmbedding ? 'embedding' : 'keyword:lexical';
         let picked = 0;
         for (const i of ranked) {
-          if (picked >= this.options.topK) break;
+          if (picked >= this.options.cap) break;
           const tool = this.tools[i]!;
-          const cos = scores.hasCosine?.[i] ? scores.cosine![i]! : undefined;
           const z = scores.fused[i]!;
-          let reason: string | undefined;
+          let reason: string;
           if (picked < this.options.minTools) reason = `top ${this.options.minTools} by relevance (rank ${picked + 1})`;
-          else if (cos !== undefined && scored.usedEmbedding) reason = cos >= this.options.threshold ? `cosine ${cos.toFixed(2)} ≥ threshold ${this.options.threshold}` : undefined;
-          else if (!scored.usedEmbedding) reason = z >= this.options.lexicalZThreshold ? `lexical z-score ${z.toFixed(2)} ≥ ${this.options.lexicalZThreshold}` : undefined;
-          if (!reason) continue;
-          const stage = scored.usedEmbedding ? 'embedding' : 'keyword:lexical';
+          else if (z >= floor) reason = `score ${z.toFixed(2)} ≥ cutoff ${cutoff.toFixed(2)} (best ${head.toFixed(2)})`;
+          else break;
           // Filtered tools are left out here, so they do not take the places minTools guarantees.
           const drop = exclude(tool.name, [stage]);
           if (drop) {
@@ -285,8 +317,28 @@ export class ToolSelector {
           }
           picked++;
           const hint = scores.usage?.[i] ?? 0;
-          add(tool.name, stage, 2, hint > 0 ? `${reason}; similar past prompts needed it (memory ${hint.toFixed(2)})` : reason);
+          const general = scored.general?.get(i);
+          const why = [reason, ...(hint > 0 ? [`similar past prompts needed it (memory ${hint.toFixed(2)})`] : []), ...(general ? [`${general.cue} → ${tool.name} (${KIND_LABELS[general.kind]})`] : [])].join('; ');
+          add(tool.name, stage, 2, why);
           if (hint > 0) add(tool.name, 'memory', 2, '');
+          if (general) add(tool.name, `general:${general.kind}`, 2, '');
+        }
+        // Each need the prompt calls for sends its best tool, even below the cutoff.
+        for (const [i, general] of scored.general ?? []) {
+          if (!general.best) continue;
+          const name = this.tools[i]!.name;
+          const why = `${general.cue} → ${name} (${KIND_LABELS[general.kind]}, need ${general.probability.toFixed(2)})`;
+          const drop = chosen.has(name) ? undefined : exclude(name, [`general:${general.kind}`]);
+          if (drop) dropped.push({ ...drop, score: scores.fused[i]! });
+          else add(name, `general:${general.kind}`, 2, why);
+        }
+        // Each clause of a multi-request prompt sends its own best tools, so no step is left without one.
+        for (const { index, clause } of scored.clauseHeads ?? []) {
+          const name = this.tools[index]!.name;
+          if (chosen.has(name)) continue;
+          const drop = exclude(name, ['clause']);
+          if (drop) dropped.push({ ...drop, score: scores.fused[index]! });
+          else add(name, 'clause', 2, `best for the clause "${clause.length > 60 ? `${clause.slice(0, 59)}…` : clause}"`);
         }
       }
       for (const [name, stages] of keywordPicks) {
@@ -354,11 +406,28 @@ export class ToolSelector {
       tools,
       dropped,
       ranking,
-      threshold: this.options.threshold,
+      threshold: cutoff ?? 0,
       timingsMs: timings,
       tokens: { selected: selectedTokens, catalogue: this.catalogueTokens },
       issues,
     };
+  }
+
+  /** The catalogue's general-purpose tools by kind, as the tool model sees them. */
+  private findKindTools(): Map<GeneralKind, Array<{ index: number; probability: number }>> {
+    const out = new Map<GeneralKind, Array<{ index: number; probability: number }>>();
+    const needs = this.deps.needs;
+    if (!needs) return out;
+    this.tools.forEach((tool, index) => {
+      const p = needs.toolProbabilities(tool);
+      needs.kinds.forEach((kind, k) => {
+        if (p[k]! < this.options.generalToolMin) return;
+        const list = out.get(kind) ?? [];
+        out.set(kind, list);
+        list.push({ index, probability: p[k]! });
+      });
+    });
+    return out;
   }
 
   /**
@@ -387,12 +456,13 @@ export class ToolSelector {
    * help. Then, in order: clause matching (a multi-request prompt's clauses scored on their own), usage
    * hints, and the server boost.
    */
-  private async score(request: SelectionRequest, timings: Record<string, number>, issues: string[]): Promise<{ scores?: Scores; usedEmbedding: boolean; note?: string }> {
+  private async score(request: SelectionRequest, timings: Record<string, number>, issues: string[]): Promise<ScoreResult> {
     const n = this.tools.length;
     if (n === 0) return { usedEmbedding: false, note: 'the catalogue is empty' };
     // Taken before any await: a catalogue replaced meanwhile must not mix with these scores' positions.
     const byName = this.byName;
     const servers = this.servers;
+    const kindTools = this.kindTools;
     const index = this.deps.index;
     let note: string | undefined;
     let embed = false;
@@ -420,7 +490,8 @@ export class ToolSelector {
     const fused = full.fused;
 
     let t0 = performance.now();
-    if (this.options.clauseWeight > 0) {
+    const clauseHeads: Array<{ index: number; clause: string }> = [];
+    if (this.options.clauseWeight > 0 || this.options.clauseHead > 0) {
       const clauses = splitClauses(request.prompt);
       if (clauses.length > 1) {
         const best = new Float64Array(n).fill(-Infinity);
@@ -428,9 +499,10 @@ export class ToolSelector {
           const part = await this.scoreText(clause, embed, request.signal, undefined).catch((): TextScores => ({}));
           if (!part.fused) continue;
           for (let i = 0; i < n; i++) if (part.fused[i]! > best[i]!) best[i] = part.fused[i]!;
+          if (this.options.clauseHead > 0) for (const index of topIndices(part.fused, this.options.clauseHead)) clauseHeads.push({ index, clause });
         }
         const lambda = this.options.clauseWeight;
-        for (let i = 0; i < n; i++) if (Number.isFinite(best[i]!)) fused[i] = (1 - lambda) * fused[i]! + lambda * best[i]!;
+        if (lambda > 0) for (let i = 0; i < n; i++) if (Number.isFinite(best[i]!)) fused[i] = (1 - lambda) * fused[i]! + lambda * best[i]!;
       }
       timings['clauses'] = performance.now() - t0;
     }
@@ -455,10 +527,18 @@ export class ToolSelector {
       boostByServer(fused, servers, this.options.serverBoost);
       timings['serverBoost'] = performance.now() - t0;
     }
+    let general: Map<number, GeneralLift> | undefined;
+    if (this.deps.needs && this.options.generalBoost > 0 && kindTools.size > 0) {
+      t0 = performance.now();
+      general = liftGeneralTools(this.deps.needs, request.prompt, fused, kindTools, this.options);
+      timings['general'] = performance.now() - t0;
+    }
     return {
       scores: { fused, ...(cosine && hasCosine ? { cosine, hasCosine } : {}), ...(lexical ? { lexical } : {}), ...(usage ? { usage } : {}) },
       usedEmbedding: cosine !== undefined,
       ...(note ? { note } : {}),
+      ...(general && general.size > 0 ? { general } : {}),
+      ...(clauseHeads.length ? { clauseHeads } : {}),
     };
   }
 
@@ -501,6 +581,49 @@ export class ToolSelector {
     if (timings) timings['fuse'] = performance.now() - t0;
     return { fused, ...(lexical ? { lexical } : {}), ...(cosine && hasCosine ? { cosine, hasCosine } : {}), ...(vector ? { vector } : {}) };
   }
+}
+
+interface ScoreResult {
+  readonly scores?: Scores;
+  readonly usedEmbedding: boolean;
+  readonly note?: string;
+  /** Tools lifted as general-purpose tools the prompt needs, by catalogue position. */
+  readonly general?: ReadonlyMap<number, GeneralLift>;
+  /** The best tools of each clause of a multi-request prompt. */
+  readonly clauseHeads?: ReadonlyArray<{ readonly index: number; readonly clause: string }>;
+}
+
+/** Why a general-purpose tool was lifted: the kind, the cue, the need's probability; `best` for its kind's top tool. */
+interface GeneralLift {
+  readonly kind: GeneralKind;
+  readonly cue: string;
+  readonly probability: number;
+  readonly lift: number;
+  best: boolean;
+}
+
+/**
+ * Lifts the general-purpose tools of every kind the prompt needs (probability ≥ generalNeedMin) by
+ * generalBoost × need × the tool's own probability of being that kind, and marks each kind's best tool
+ * after the lift. Runs after the server boost: a write tool's server rarely matches the task's words.
+ */
+function liftGeneralTools(needs: GeneralNeeds, prompt: string, fused: Float64Array, kindTools: ReadonlyMap<GeneralKind, ReadonlyArray<{ index: number; probability: number }>>, options: SelectionOptions): Map<number, GeneralLift> {
+  const out = new Map<number, GeneralLift>();
+  for (const need of needs.promptNeeds(prompt)) {
+    if (need.probability < options.generalNeedMin) break;
+    const tools = kindTools.get(need.kind);
+    if (!tools) continue;
+    let best: number | undefined;
+    for (const { index, probability } of tools) {
+      const lift = options.generalBoost * need.probability * probability;
+      fused[index] = fused[index]! + lift;
+      const previous = out.get(index);
+      if (!previous || previous.lift < lift) out.set(index, { kind: need.kind, cue: need.cue, probability: need.probability, lift, best: previous?.best ?? false });
+      if (best === undefined || fused[index]! > fused[best]!) best = index;
+    }
+    if (best !== undefined) out.get(best)!.best = true;
+  }
+  return out;
 }
 
 interface TextScores {

@@ -121,6 +121,29 @@ describe('@router chat participant (with a fake scripted model)', function () {
     assert.match(after.stream.markdowns.join(''), /back/);
   });
 
+  it('offers a search tool at every step; the tools it finds are offered from the next step, and a found tool it calls is a miss', async () => {
+    const { router, fake, model } = await apis();
+    await router.learning.whenLoaded();
+    fake.setScript([
+      { toolCalls: [{ name: 'toolRouter_findTools', input: { query: 'add two numbers and return their sum' } }] },
+      { toolCalls: [{ name: 'everything_get-sum', input: { a: 2, b: 3 } }] },
+      { text: 'sum: {last}' },
+    ]);
+    const prompt = 'tell me a short story about a lighthouse keeper';
+    const { stream } = await ask(router, model, prompt);
+    assert.ok(fake.requests.length === 3 && fake.requests.every((r) => r.tools.includes('toolRouter_findTools')), JSON.stringify(fake.requests.map((r) => r.tools)));
+    const turn = router.participant.history.at(-1)!;
+    assert.ok(turn.result.found.length > 0, 'the search found tools that were not offered');
+    for (const f of turn.result.found.filter((x) => x.offered)) {
+      assert.ok(!fake.requests[0]!.tools.includes(f.name) && fake.requests[1]!.tools.includes(f.name), `${f.name} is offered from the step after the search`);
+    }
+    assert.match(stream.markdowns.join(''), /sum: [\s\S]*5/);
+    if (turn.result.found.some((f) => f.name === 'everything_get-sum')) {
+      const record = router.learning.memory.records().find((r) => r.prompt === prompt);
+      assert.ok(record?.misses.includes('everything_get-sum'), JSON.stringify(record));
+    }
+  });
+
   it('offers search and call as language-model tools for agent mode', async () => {
     await apis();
     const names = vscode.lm.tools.map((t) => t.name);

@@ -1,35 +1,9 @@
 import assert from 'node:assert/strict';
-import type { CallEnvelope } from '../../../src/core/callEnvelope';
-import { runChatTurn, truncateHistory, type ChatMessage, type ChatModel, type ChatToolDefinition, type ModelResponse, type ToolCaller } from '../../../src/core/chat/chatTurn';
+import { runChatTurn, truncateHistory, type ChatMessage, type ChatModel, type ChatToolDefinition, type ToolCaller } from '../../../src/core/chat/chatTurn';
 import { CostMonitor } from '../../../src/core/guards/costMonitor';
 import { LoopDetector } from '../../../src/core/guards/loopDetector';
 import type { Selection } from '../../../src/core/selection/selectionTypes';
-
-/**
- * A FAKE language model: it answers from a script, one entry per model request, and records what it was
- * offered. No real model can be scripted; the real participant is tested in VS Code with a registered
- * fake provider (test/extension).
- */
-class ScriptedFakeModel implements ChatModel {
-  readonly requests: Array<{ tools: string[]; toolMode: string; messages: readonly ChatMessage[] }> = [];
-  constructor(private readonly script: Array<ModelResponse | ((messages: readonly ChatMessage[]) => ModelResponse)>) {}
-  async send(messages: readonly ChatMessage[], tools: readonly ChatToolDefinition[], options: { toolMode: 'auto' | 'required' }): Promise<ModelResponse> {
-    this.requests.push({ tools: tools.map((t) => t.name), toolMode: options.toolMode, messages: [...messages] });
-    const next = this.script.shift();
-    if (!next) throw new Error('the script ran out');
-    return typeof next === 'function' ? next(messages) : next;
-  }
-}
-
-/** A FAKE router answering from a table, so a unit test needs no server; the real one is in the integration tests. */
-class TableFakeRouter implements ToolCaller {
-  readonly calls: Array<{ name: string; args: unknown }> = [];
-  constructor(private readonly answer: (name: string, args: unknown) => string) {}
-  async call(name: string, args: unknown): Promise<CallEnvelope> {
-    this.calls.push({ name, args });
-    return { ok: true, content: [{ type: 'text', text: this.answer(name, args) }], meta: { latencyMs: 1, bytes: 10, server: 's', tool: name } };
-  }
-}
+import { ScriptedFakeModel, TableFakeRouter } from './scriptedFakes';
 
 const TOOLS: ChatToolDefinition[] = [
   { name: 's_search', description: 'Search', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } },

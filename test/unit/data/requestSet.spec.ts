@@ -35,8 +35,27 @@ describe('the team-written request set (data/requests)', () => {
         perServer.set(server, (perServer.get(server) ?? 0) + 1);
       }
     }
-    for (const c of CATALOGUES) assert.ok((perServer.get(c.server) ?? 0) >= 20, `${c.server}: ${perServer.get(c.server) ?? 0} requests`);
+    // A general-purpose server is reached only through the needs that imply it (one primary tool per kind).
+    for (const c of CATALOGUES) {
+      const least = c.kind === 'mcp' && c.general ? 10 : 20;
+      assert.ok((perServer.get(c.server) ?? 0) >= least, `${c.server}: ${perServer.get(c.server) ?? 0} requests`);
+    }
     for (const split of ['train', 'dev', 'test']) assert.ok(queries.some((q) => q.split === split), split);
+  });
+
+  it('has at least 1,000 requests needing an unnamed general-purpose tool, most beside named tools', () => {
+    const raw = fs.readFileSync(path.join(DIR, 'queries.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { gold: string[]; kinds?: string[]; general?: string[] });
+    const needing = raw.filter((q) => (q.kinds ?? []).length > 0);
+    assert.ok(needing.length >= 1000, `${needing.length} requests`);
+    const beside = needing.filter((q) => q.gold.length > (q.general ?? []).length).length / needing.length;
+    assert.ok(beside >= 0.8, `${(beside * 100).toFixed(0)}% also need a named tool`);
+    for (const q of raw) for (const g of q.general ?? []) assert.ok(q.gold.includes(g), `general tool ${g} is gold too`);
+  });
+
+  it('has at least 5 catalogues described in another language, in every split, with requests', () => {
+    const foreign = CATALOGUES.filter((c) => c.kind === 'mcp' && c.language && c.language !== 'en');
+    assert.ok(foreign.length >= 5, `${foreign.length} catalogues`);
+    for (const split of ['train', 'dev', 'test']) assert.ok(foreign.some((c) => c.split === split), split);
   });
 
   it('about half the requests need several tools', () => {

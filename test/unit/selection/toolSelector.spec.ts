@@ -76,30 +76,42 @@ describe('keyword stage', () => {
   });
 });
 
-describe('selection: threshold, minTools and topK', () => {
-  it('always keeps minTools, then adds tools over the threshold, up to topK', async () => {
+describe('selection: the count follows the scores', () => {
+  it('always sends minTools, then every tool within `depth` of the drop from the best score to the last', async () => {
     const cos = [0.9, 0.8, 0.7, 0.6, 0.5, 0.45, 0.4, 0.35, 0.31, 0.29, 0.1, 0.05];
     const { tools, embedder } = catalogue(cos);
-    const s = await selector(tools, embedder, { minTools: 3, threshold: 0.4, topK: 6 });
-    const sel = await s.select({ prompt: 'q' });
+    const z = zScores(Float64Array.from(cos));
+    // A depth reaching exactly past the sixth tool's score (12 tools, so the last score is the lowest).
+    const depth = (z[0]! - z[5]!) / (z[0]! - z[11]!) + 1e-6;
+    const sel = await (await selector(tools, embedder, { minTools: 3, depth })).select({ prompt: 'q' });
     assert.equal(sel.method, 'embedding+keyword');
     assert.deepEqual(sel.tools.map((t) => t.name), ['s_t00', 's_t01', 's_t02', 's_t03', 's_t04', 's_t05']);
     assert.match(sel.tools[0]!.reason, /top 3/);
-    assert.match(sel.tools[4]!.reason, /cosine 0\.50 ≥ threshold 0\.4/);
+    assert.match(sel.tools[4]!.reason, /≥ cutoff .* \(best /);
+    assert.ok(Math.abs(sel.threshold - (z[0]! - depth * (z[0]! - z[11]!))) < 1e-6, 'the cutoff is reported');
     assert.deepEqual(sel.tools.map((t) => t.stages), Array(6).fill(['embedding']));
     assert.equal(sel.ranking.length, cos.length, 'every score is kept for display');
     assert.ok(Math.abs((sel.ranking[0]!.cosine ?? 0) - 0.9) < 1e-6);
   });
 
-  it('keeps minTools even when all cosines are under the threshold', async () => {
-    const { tools, embedder } = catalogue([0.2, 0.1, 0.05, 0.01, 0, -0.1, -0.2]);
-    const sel = await (await selector(tools, embedder, { minTools: 5, threshold: 0.3, topK: 15 })).select({ prompt: 'q' });
+  it('sends more tools when the scores are flat than when one tool stands out', async () => {
+    const flat = catalogue(Array.from({ length: 12 }, (_, i) => 0.6 - i * 0.02));
+    const peaked = catalogue([0.9, ...Array.from({ length: 11 }, (_, i) => 0.12 - i * 0.005)]);
+    const flatSel = await (await selector(flat.tools, flat.embedder, { minTools: 1, depth: 0.5 })).select({ prompt: 'q' });
+    const peakedSel = await (await selector(peaked.tools, peaked.embedder, { minTools: 1, depth: 0.5 })).select({ prompt: 'q' });
+    assert.equal(peakedSel.tools.length, 1);
+    assert.ok(flatSel.tools.length >= 3, `flat scores sent ${flatSel.tools.length}`);
+  });
+
+  it('keeps minTools even when every other score is far below the best', async () => {
+    const { tools, embedder } = catalogue([0.9, 0.1, 0.05, 0.01, 0, -0.1, -0.2]);
+    const sel = await (await selector(tools, embedder, { minTools: 5, depth: 0 })).select({ prompt: 'q' });
     assert.equal(sel.tools.length, 5);
   });
 
-  it('stops at topK even when more tools pass the threshold', async () => {
+  it('never sends more than the cap', async () => {
     const { tools, embedder } = catalogue(Array.from({ length: 30 }, (_, i) => 0.95 - i * 0.01));
-    const sel = await (await selector(tools, embedder, { minTools: 5, threshold: 0.3, topK: 15 })).select({ prompt: 'q' });
+    const sel = await (await selector(tools, embedder, { minTools: 5, depth: 1, cap: 15 })).select({ prompt: 'q' });
     assert.equal(sel.tools.length, 15);
   });
 });
@@ -107,7 +119,7 @@ describe('selection: threshold, minTools and topK', () => {
 describe('selection: merge order, sticky, pinned, core, filters and cap', () => {
   it('puts embedding picks first and keyword-only picks after them, union without duplicates', async () => {
     const { tools, embedder } = catalogue([0.9, 0.8, 0.1, 0.05]);
-    const s = await selector(tools, embedder, { minTools: 2, topK: 2, keyword: { groups: { g: ['s_t03', 's_t00'] }, routes: [{ name: 'r', pattern: 'q', groups: ['g'] }], defaultGroups: [] } });
+    const s = await selector(tools, embedder, { minTools: 2, depth: 0, keyword: { groups: { g: ['s_t03', 's_t00'] }, routes: [{ name: 'r', pattern: 'q', groups: ['g'] }], defaultGroups: [] } });
     const sel = await s.select({ prompt: 'q' });
     assert.deepEqual(sel.tools.map((t) => t.name), ['s_t00', 's_t01', 's_t03']);
     assert.deepEqual(sel.tools[0]!.stages, ['embedding', 'keyword:r']);
@@ -129,7 +141,7 @@ describe('selection: merge order, sticky, pinned, core, filters and cap', () => 
 
   it('adds sticky tools to the selection with their turn', async () => {
     const { tools, embedder } = catalogue([0.9, 0.8, 0.7, 0.1]);
-    const s = await selector(tools, embedder, { minTools: 1, topK: 1 });
+    const s = await selector(tools, embedder, { minTools: 1, depth: 0 });
     s.sticky.record(4, ['s_t03']);
     const sel = await s.select({ prompt: 'q', turn: 5 });
     const sticky = sel.tools.find((t) => t.name === 's_t03');
@@ -148,10 +160,22 @@ describe('selection: merge order, sticky, pinned, core, filters and cap', () => 
     assert.match(sel.issues.join('\n'), /Pinned tool "ghost_tool" is not in the catalogue/);
   });
 
-  it('removes destructive tools without opt-in and tools outside the whitelist, with reasons', async () => {
+  it('offers destructive tools marked "asks before it runs" by default, and removes them under "never"', async () => {
     const { tools, embedder } = catalogue([0.9, 0.8, 0.7]);
     const marked = tools.map((t, i) => (i === 0 ? { ...t, annotations: { destructiveHint: true } } : t));
-    const s = await selector(marked, embedder, { minTools: 3, allowedTools: ['s_t00', 's_t01'] });
+    const sel = await (await selector(marked, embedder, { minTools: 3 })).select({ prompt: 'q' });
+    const destructive = sel.tools.find((t) => t.name === 's_t00');
+    assert.equal(destructive?.confirm, true);
+    assert.match(destructive?.reason ?? '', /asks before it runs/);
+    assert.equal(sel.tools.find((t) => t.name === 's_t01')?.confirm, undefined);
+    const always = await (await selector(marked, embedder, { minTools: 3, destructiveTools: 'always' })).select({ prompt: 'q' });
+    assert.equal(always.tools.find((t) => t.name === 's_t00')?.confirm, undefined, '"always" runs without asking');
+  });
+
+  it('removes destructive tools under "never" and tools outside the whitelist, with reasons', async () => {
+    const { tools, embedder } = catalogue([0.9, 0.8, 0.7]);
+    const marked = tools.map((t, i) => (i === 0 ? { ...t, annotations: { destructiveHint: true } } : t));
+    const s = await selector(marked, embedder, { minTools: 3, destructiveTools: 'never', allowedTools: ['s_t00', 's_t01'] });
     const sel = await s.select({ prompt: 'q' });
     assert.deepEqual(sel.tools.map((t) => t.name), ['s_t01']);
     assert.deepEqual(sel.dropped.map((d) => [d.name, d.by]).sort(), [['s_t00', 'destructive'], ['s_t02', 'whitelist']]);
@@ -162,7 +186,7 @@ describe('selection: merge order, sticky, pinned, core, filters and cap', () => 
   it('does not let filtered tools take the places minTools guarantees', async () => {
     const { tools, embedder } = catalogue([0.9, 0.8, 0.7, 0.6, 0.05, 0.04]);
     const marked = tools.map((t, i) => (i === 0 ? { ...t, annotations: { destructiveHint: true } } : t));
-    const sel = await (await selector(marked, embedder, { minTools: 3, threshold: 0.99 })).select({ prompt: 'q' });
+    const sel = await (await selector(marked, embedder, { minTools: 3, depth: 0, destructiveTools: 'never' })).select({ prompt: 'q' });
     assert.deepEqual(sel.tools.map((t) => t.name), ['s_t01', 's_t02', 's_t03']);
     assert.deepEqual(sel.dropped.map((d) => [d.name, d.by]), [['s_t00', 'destructive']]);
   });
@@ -172,7 +196,7 @@ describe('selection: merge order, sticky, pinned, core, filters and cap', () => 
     const s = await selector(tools, embedder, {
       cap: 4,
       minTools: 3,
-      topK: 3,
+      depth: 0,
       coreTools: ['s_t06'],
       keyword: { groups: { g: ['s_t05', 's_t04'] }, routes: [{ name: 'r', pattern: 'q', groups: ['g'] }], defaultGroups: [] },
     });
@@ -187,7 +211,7 @@ describe('selection: merge order, sticky, pinned, core, filters and cap', () => 
     const { tools, embedder } = catalogue([0.9, 0.8, 0.7, 0.6]);
     embedder.fail = true;
     const lexical = (): LexicalScorer => ({ score: () => [0, 5, 0, 1] });
-    const s = await selector(tools, embedder, { minTools: 1, topK: 3, lexicalZThreshold: 1.5 }, lexical);
+    const s = await selector(tools, embedder, { minTools: 1, lexicalZThreshold: 1.5 }, lexical);
     const sel = await s.select({ prompt: 'q' });
     assert.equal(sel.method, 'keyword-only');
     assert.match(sel.methodNote ?? '', /failed.*keywords only/);
@@ -205,7 +229,7 @@ describe('selection: merge order, sticky, pinned, core, filters and cap', () => 
 
   it('estimates tokens of the chosen tools against the whole catalogue', async () => {
     const { tools, embedder } = catalogue([0.9, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1]);
-    const sel = await (await selector(tools, embedder, { minTools: 1, topK: 1 })).select({ prompt: 'q' });
+    const sel = await (await selector(tools, embedder, { minTools: 1, depth: 0 })).select({ prompt: 'q' });
     assert.ok(sel.tokens.selected > 0 && sel.tokens.selected < sel.tokens.catalogue);
   });
 });
@@ -276,13 +300,28 @@ describe('server-aware steps in the selector', () => {
       },
     });
     const prompt = 'book the dentist on friday, then send Ana the invoice';
-    const off = await (await selector(tools, undefined, { serverBoost: 0, clauseWeight: 0, lexicalWeight: 1 }, lexical)).select({ prompt });
+    const off = await (await selector(tools, undefined, { serverBoost: 0, clauseWeight: 0, clauseHead: 0, lexicalWeight: 1 }, lexical)).select({ prompt });
     assert.deepEqual(seen, [prompt]);
     seen.length = 0;
-    const on = await (await selector(tools, undefined, { serverBoost: 0, clauseWeight: 0.3, lexicalWeight: 1 }, lexical)).select({ prompt });
+    const on = await (await selector(tools, undefined, { serverBoost: 0, clauseWeight: 0.3, clauseHead: 0, lexicalWeight: 1 }, lexical)).select({ prompt });
     assert.deepEqual(seen, [prompt, 'book the dentist on friday', 'send Ana the invoice']);
     const score = (s: typeof on, name: string): number => s.ranking.find((r) => r.name === name)!.score;
     assert.ok(score(on, 'calendar_add') > score(off, 'calendar_add'));
     assert.ok(score(on, 'misc_a') < score(off, 'misc_a'), 'the generic match is blended down');
+  });
+
+  it('sends each clause’s best tool even when the whole prompt ranks it low', async () => {
+    const tools = ['calendar_add', 'mail_send', 'notes_write', 'misc_a', 'misc_b', 'misc_c'].map((name) => ({ name, server: name.split('_')[0]!, description: name }));
+    // A FAKE lexical scorer, as above.
+    const lexical = (): LexicalScorer => ({
+      score: (text: string) => (text === 'book the dentist on friday' ? [1, 0, 0, 0, 0, 0] : text === 'send Ana the invoice' ? [0, 1, 0, 0, 0, 0] : [0.2, 0.2, 0, 1, 0.9, 0.8]),
+    });
+    const prompt = 'book the dentist on friday, then send Ana the invoice';
+    const options = { serverBoost: 0, clauseWeight: 0, lexicalWeight: 1, lexicalZThreshold: 0, minTools: 1, depth: 0 };
+    const without = await (await selector(tools, undefined, { ...options, clauseHead: 0 }, lexical)).select({ prompt });
+    assert.deepEqual(without.tools.map((t) => t.name), ['misc_a']);
+    const withHeads = await (await selector(tools, undefined, { ...options, clauseHead: 1 }, lexical)).select({ prompt });
+    assert.deepEqual(withHeads.tools.map((t) => t.name).sort(), ['calendar_add', 'mail_send', 'misc_a']);
+    assert.match(withHeads.tools.find((t) => t.name === 'mail_send')!.reason, /best for the clause "send Ana the invoice"/);
   });
 });

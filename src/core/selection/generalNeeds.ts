@@ -1,0 +1,195 @@
+/**
+ * Unnamed needs: the general-purpose tools a task needs without naming them. "…and put the summary in
+ * ~/notes/week.md" needs a file-writing tool, "anything due this friday?" needs today's date, "compare
+ * prices on a shopping site" needs a web page. Ranking by similarity misses these, because the prompt's
+ * words are about the task, not the tool.
+ *
+ * Two small linear models, both trained from labelled data by scripts/model/trainNeeds.ts (no list of
+ * known tool names anywhere):
+ * - the tool model reads a tool's name, description and input schema and says how likely it is to be a
+ *   general-purpose tool of each kind, so a new server's write tool is recognised too;
+ * - the prompt model reads a prompt's words and its shapes (a path, a file name, a URL, a site, a
+ *   percentage, an amount with a unit, a time of day…) and says how likely the task needs each kind.
+ * The selector raises the tools of the kinds a prompt calls for, and says which cue called for them.
+ */
+import { lexicalTerms } from './lexicalTerms';
+import type { SelectableTool } from './selectionTypes';
+import { splitIdentifiers } from '../embedding/textPreprocess';
+
+/** The kinds of general-purpose need, as the training data labels them. */
+export const GENERAL_KINDS = ['file_write', 'file_read', 'file_list', 'time_now', 'web_fetch', 'web_search', 'calculate', 'convert_document'] as const;
+export type GeneralKind = (typeof GENERAL_KINDS)[number];
+
+/** How each kind reads in a reason: "the prompt names a file path → files_write_file (writes files)". */
+export const KIND_LABELS: Readonly<Record<GeneralKind, string>> = {
+  file_write: 'writes files',
+  file_read: 'reads files',
+  file_list: 'lists files',
+  time_now: 'tells the date and time',
+  web_fetch: 'opens web pages',
+  web_search: 'searches the web',
+  calculate: 'calculates',
+  convert_document: 'converts documents',
+};
+
+/** A feature of a prompt, with the words it came from (for the reason). */
+export interface PromptFeature {
+  readonly name: string;
+  readonly surface: string;
+}
+
+/**
+ * Shapes in a prompt that a word list cannot see. Each is a pattern over the text, not over tool names;
+ * which kinds they call for, and how strongly, is learned.
+ */
+const SHAPES: ReadonlyArray<{ readonly name: string; readonly pattern: RegExp; readonly says: string }> = [
+  { name: '#path', pattern: /(?:^|[\s"'(])(?:~|\.{1,2}|[a-z]:)?[\\/][\w. -]*[\\/]?[\w.-]*/i, says: 'names a file path' },
+  { name: '#filename', pattern: /\b[\w-]+\.(?:md|txt|csv|tsv|json|jsonl|ya?ml|xml|log|ini|toml|html?|rtf|tex|py|ts|js|sh|sql)\b/i, says: 'names a file' },
+  { name: '#document', pattern: /\b[\w-]+\.(?:pdf|docx?|pptx?|xlsx?|odt|epub)\b|\b(?:pdf|docx|word doc|powerpoint|slides?|spreadsheet)\b/i, says: 'names a document' },
+  { name: '#url', pattern: /\bhttps?:\/\/\S+|\bwww\.\S+/i, says: 'has a URL' },
+  { name: '#site', pattern: /\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|dev|ai|app|gov|edu|co|uk|de|fr|jp|cn|info|news|tv)\b/i, says: 'names a site' },
+  { name: '#percent', pattern: /\d\s?%|\bper ?cent\b/i, says: 'has a percentage' },
+  { name: '#money', pattern: /[$€£¥₹]\s?\d|\d\s?(?:usd|eur|gbp|jpy|dollars?|euros?|pounds?|bucks)\b/i, says: 'has an amount of money' },
+  { name: '#quantity', pattern: /\d(?:[\d,.]*)\s?(?:[a-z]{1,12}\b|°)/i, says: 'has a quantity' },
+  { name: '#arithmetic', pattern: /\d\s*[+\-*/×÷^]\s*\d/, says: 'has arithmetic' },
+  { name: '#clock', pattern: /\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b/i, says: 'has a time of day' },
+  { name: '#date', pattern: /\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\/\d{1,2}(?:\/\d{2,4})?\b/, says: 'has a date' },
+  { name: '#number', pattern: /\d/, says: 'has numbers' },
+];
+
+const SHAPE_SAYS: ReadonlyMap<string, string> = new Map(SHAPES.map((s) => [s.name, s.says]));
+
+/** Words of a prompt as features (`w:` + the lexical ranker's term), plus its shapes (`#…`). */
+export function promptFeatures(prompt: string): PromptFeature[] {
+  const out = new Map<string, PromptFeature>();
+  for (const shape of SHAPES) {
+    const m = shape.pattern.exec(prompt);
+    if (m) out.set(shape.name, { name: shape.name, surface: m[0].trim() });
+  }
+  const words = splitIdentifiers(prompt).toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  for (const word of words) {
+    for (const term of lexicalTerms(word)) {
+      if (/^\d+$/.test(term)) continue;
+      const name = `w:${term}`;
+      if (!out.has(name)) out.set(name, { name, surface: word });
+    }
+  }
+  return [...out.values()];
+}
+
+/** The text parts of a tool the tool model reads: name words, description words, parameter names, schema types. */
+export function toolFeatures(tool: Pick<SelectableTool, 'name' | 'description' | 'inputSchema' | 'originalName' | 'originalDescription'>): string[] {
+  const out = new Set<string>();
+  const name = tool.originalName ?? tool.name;
+  for (const t of lexicalTerms(name)) out.add(`n:${t}`);
+  for (const t of lexicalTerms(tool.originalDescription ?? tool.description)) out.add(`d:${t}`);
+  const schema = tool.inputSchema as { properties?: Record<string, unknown> } | undefined;
+  const props = schema && typeof schema === 'object' && schema.properties && typeof schema.properties === 'object' ? schema.properties : {};
+  const names = Object.keys(props);
+  if (names.length === 0) out.add('s:no-parameters');
+  for (const key of names.slice(0, MAX_SCHEMA_PROPERTIES)) {
+    for (const t of lexicalTerms(key)) out.add(`p:${t}`);
+    const prop = props[key] as { type?: unknown; format?: unknown } | undefined;
+    if (prop && typeof prop === 'object') {
+      if (typeof prop.type === 'string') out.add(`t:${prop.type}`);
+      if (typeof prop.format === 'string') out.add(`f:${prop.format}`);
+    }
+  }
+  return [...out];
+}
+
+/** Schemas with hundreds of properties are data models, not arguments; the first ones say enough. */
+const MAX_SCHEMA_PROPERTIES = 40;
+
+/** One linear model per kind over named sparse features: score = bias + Σ weight × value. */
+export interface LinearKindModel {
+  readonly bias: readonly number[];
+  /** Feature → one weight per kind (aligned with `kinds`). */
+  readonly weights: Readonly<Record<string, readonly number[]>>;
+}
+
+/** The file scripts/model/trainNeeds.ts writes. */
+export interface GeneralNeedsFile {
+  readonly format: 'tool-router-general-needs';
+  readonly version: 1;
+  readonly kinds: readonly GeneralKind[];
+  readonly prompt: LinearKindModel;
+  readonly tool: LinearKindModel;
+  /** What it was trained on, for the model card and `--version`. */
+  readonly trainedOn?: Readonly<Record<string, number>>;
+}
+
+/** What the prompt model says a prompt needs: the kind, its probability, and the cue that weighed most. */
+export interface PromptNeed {
+  readonly kind: GeneralKind;
+  readonly probability: number;
+  /** "the prompt names a file path (~/notes/week.md)" */
+  readonly cue: string;
+}
+
+function sigmoid(x: number): number {
+  return 1 / (1 + Math.exp(-x));
+}
+
+/** Tool features are many and binary; scaling by 1/√n keeps a long description from outweighing a name. */
+function toolFeatureScale(count: number): number {
+  return count > 0 ? 1 / Math.sqrt(count) : 0;
+}
+
+export class GeneralNeeds {
+  private readonly kindIndex: ReadonlyMap<GeneralKind, number>;
+
+  constructor(readonly file: GeneralNeedsFile) {
+    if (file.format !== 'tool-router-general-needs' || file.version !== 1) throw new Error('not a general-needs model (format tool-router-general-needs, version 1)');
+    this.kindIndex = new Map(file.kinds.map((k, i) => [k, i]));
+  }
+
+  get kinds(): readonly GeneralKind[] {
+    return this.file.kinds;
+  }
+
+  /** Each kind's probability that the tool is a general-purpose tool of that kind. */
+  toolProbabilities(tool: Parameters<typeof toolFeatures>[0]): Float64Array {
+    const features = toolFeatures(tool);
+    const scale = toolFeatureScale(features.length);
+    const scores = Float64Array.from(this.file.tool.bias);
+    for (const f of features) {
+      const w = this.file.tool.weights[f];
+      if (!w) continue;
+      for (let k = 0; k < scores.length; k++) scores[k]! += w[k]! * scale;
+    }
+    return scores.map(sigmoid);
+  }
+
+  /** Each kind the prompt may need, most likely first, with the cue that weighed most for it. */
+  promptNeeds(prompt: string): PromptNeed[] {
+    const features = promptFeatures(prompt);
+    const model = this.file.prompt;
+    const scores = Float64Array.from(model.bias);
+    const best: Array<{ feature: PromptFeature; weight: number } | undefined> = new Array(scores.length);
+    for (const f of features) {
+      const w = model.weights[f.name];
+      if (!w) continue;
+      for (let k = 0; k < scores.length; k++) {
+        scores[k]! += w[k]!;
+        if (w[k]! > 0 && (!best[k] || w[k]! > best[k]!.weight)) best[k] = { feature: f, weight: w[k]! };
+      }
+    }
+    return this.file.kinds
+      .map((kind, k) => ({ kind, probability: sigmoid(scores[k]!), cue: cueText(best[k]?.feature) }))
+      .sort((a, b) => b.probability - a.probability);
+  }
+
+  indexOf(kind: GeneralKind): number | undefined {
+    return this.kindIndex.get(kind);
+  }
+}
+
+/** The cue as a reason's first half: "the prompt names a file path (~/notes/week.md)" or 'the prompt says "save"'. */
+export function cueText(feature: PromptFeature | undefined): string {
+  if (!feature) return 'the prompt as a whole';
+  const says = SHAPE_SAYS.get(feature.name);
+  const surface = feature.surface.length > 40 ? `${feature.surface.slice(0, 39)}…` : feature.surface;
+  if (says) return `the prompt ${says} (${surface})`;
+  return `the prompt says "${surface}"`;
+}

@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { argumentsForConfirmation, confirmationMarkdown, destructiveApproval, MAX_CONFIRMATION_ARGUMENT_CHARS } from '../../../src/core/chat/callApproval';
+import { runChatTurn, type CallConfirmation, type ChatToolDefinition } from '../../../src/core/chat/chatTurn';
+import { CostMonitor } from '../../../src/core/guards/costMonitor';
+import { LoopDetector } from '../../../src/core/guards/loopDetector';
+import type { DestructivePolicy, Selection } from '../../../src/core/selection/selectionTypes';
+import { lastToolResult, ScriptedFakeModel, TableFakeRouter } from './scriptedFakes';
+
+/** Destructive calls in `@router`: asked through the turn's confirm seam, answered here from a script. */
+
+const TOOLS: ChatToolDefinition[] = [
+  { name: 'files_read_file', description: 'Read a file', inputSchema: { type: 'object' } },
+  { name: 'files_delete_file', description: 'Delete a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } },
+];
+/** As the selector makes it under `confirm`: the destructive tool is offered and marked. */
+const SELECTION = {
+  tools: [
+    { name: 'files_read_file', stages: ['embedding'], tier: 2, reason: 'rank 1' },
+    { name: 'files_delete_file', stages: ['embedding'], tier: 2, reason: 'rank 2; marked destructive, asks before it runs', confirm: true },
+  ],
+} as unknown as Selection;
+const DELETE = { text: '', toolCalls: [{ callId: 'c1', name: 'files_delete_file', input: { path: 'notes.md' } }] };
+
+/** A scripted user: answers each question from the list, and remembers what it was asked. */
+function scriptedUser(...answers: boolean[]): { asked: CallConfirmation[]; confirm: (c: CallConfirmation) => Promise<boolean> } {
+  const asked: CallConfirmation[] = [];
+  return {
+    asked,
+    confirm: async (c) => {
+      asked.push(c);
+      const answer = answers.shift();
+      if (answer === undefined) throw new Error('asked more often than scripted');
+      return answer;
+    },
+  };
+}
+
+function turn(model: ScriptedFakeModel, router: TableFakeRouter, extra: { policy?: DestructivePolicy; confirm?: (c: CallConfirmation) => Promise<boolean>; selection?: Selection; isDestructive?: (name: string) => boolean } = {}) {
+  return runChatTurn({
+    prompt: 'delete notes.md',
+    history: [],
+    selection: extra.selection ?? SELECTION,
+    tools: TOOLS.filter((t) => (extra.selection ?? SELECTION).tools.some((s) => s.name === t.name)),
+    model,
+    router,
+    loops: new LoopDetector(),
+    cost: new CostMonitor({}),
+    turn: 1,
+    ...(extra.policy ? { destructivePolicy: extra.policy } : {}),
+    ...(extra.confirm ? { confirm: extra.confirm } : {}),
+    ...(extra.isDestructive ? { isDestructive: extra.isDestructive } : {}),
+  });
+}
+
+describe('@router asks before a destructive call', () => {
+  it('runs the call once the user confirms, naming the tool and its arguments in the question', async () => {
+    const user = scriptedUser(true);
+    const router = new TableFakeRouter(() => 'deleted notes.md');
+    const model = new ScriptedFakeModel([DELETE, (messages) => ({ text: lastToolResult(messages), toolCalls: [] })]);
+    const result = await turn(model, router, { confirm: user.confirm });
+    assert.deepEqual(user.asked, [{ tool: 'files_delete_file', args: { path: 'notes.md' } }]);
+    assert.deepEqual(router.calls, [{ name: 'files_delete_file', args: { path: 'notes.md' } }]);
+    assert.equal(result.answer, 'deleted notes.md');
+    assert.equal(result.calls[0]!.confirmation, 'confirmed');
+  });
+
+  it('does not run a declined call, and tells the model the user declined', async () => {
+    const user = scriptedUser(false);
+    const router = new TableFakeRouter(() => 'deleted');
+    const model = new ScriptedFakeModel([DELETE, (messages) => ({ text: `model read: ${lastToolResult(messages)}`, toolCalls: [] })]);
+    const result = await turn(model, router, { confirm: user.confirm });
+    assert.equal(user.asked.length, 1);
+    assert.deepEqual(router.calls, [], 'the server was never called');
+    assert.match(result.answer, /^model read: CANCELLED: The user declined to run "files_delete_file" with these arguments, so it was not run\./);
+    const call = result.calls[0]!;
+    assert.equal(call.confirmation, 'declined');
+    assert.equal(call.envelope.ok === false && call.envelope.error.type, 'CANCELLED');
+  });
+
+  it('treats a failed question as "no"', async () => {
+    const router = new TableFakeRouter(() => 'deleted');
+    const model = new ScriptedFakeModel([DELETE, { text: 'ok', toolCalls: [] }]);
+    const result = await turn(model, router, { confirm: () => Promise.reject(new Error('dialog closed')) });
+    assert.deepEqual(router.calls, []);
+    assert.equal(result.calls[0]!.confirmation, 'declined');
+  });
+
+  it('does not ask under "always", nor for tools that are not destructive', async () => {
+    const user = scriptedUser();
+    const router = new TableFakeRouter(() => 'ok');
+    const model = new ScriptedFakeModel([DELETE, { text: '', toolCalls: [{ callId: 'c2', name: 'files_read_file', input: {} }] }, { text: 'done', toolCalls: [] }]);
+    const result = await turn(model, router, { policy: 'always', confirm: user.confirm });
+    assert.deepEqual(user.asked, []);
+    assert.deepEqual(router.calls.map((c) => c.name), ['files_delete_file', 'files_read_file']);
+    assert.ok(result.calls.every((c) => c.confirmation === undefined));
+  });
+
+  it('under "never", refuses a destructive tool that was not offered, and runs a pinned one', async () => {
+    const onlyRead = { tools: [SELECTION.tools[0]] } as unknown as Selection;
+    const router = new TableFakeRouter(() => 'ok');
+    const model = new ScriptedFakeModel([DELETE, (messages) => ({ text: lastToolResult(messages), toolCalls: [] })]);
+    const result = await turn(model, router, { policy: 'never', selection: onlyRead, isDestructive: (name) => name === 'files_delete_file' });
+    assert.equal(router.calls.length, 0, 'the server was never called');
+    assert.match(result.answer, /allowDestructiveTools is "never"/);
+    assert.equal(result.calls[0]!.confirmation, 'refused');
+
+    const pinned = { tools: [SELECTION.tools[0], { name: 'files_delete_file', stages: ['required'], tier: 1, reason: 'pinned' }] } as unknown as Selection;
+    const again = new ScriptedFakeModel([DELETE, { text: 'done', toolCalls: [] }]);
+    await turn(again, router, { policy: 'never', selection: pinned, isDestructive: (name) => name === 'files_delete_file' });
+    assert.deepEqual(router.calls.map((c) => c.name), ['files_delete_file']);
+  });
+
+  it('asks about an unoffered destructive call too, and refuses when nobody can be asked', async () => {
+    const onlyRead = { tools: [SELECTION.tools[0]] } as unknown as Selection;
+    const user = scriptedUser(false);
+    const router = new TableFakeRouter(() => 'ok');
+    await turn(new ScriptedFakeModel([DELETE, { text: 'ok', toolCalls: [] }]), router, { selection: onlyRead, isDestructive: (name) => name === 'files_delete_file', confirm: user.confirm });
+    assert.equal(user.asked.length, 1);
+    const result = await turn(new ScriptedFakeModel([DELETE, { text: 'ok', toolCalls: [] }]), router);
+    assert.equal(result.calls[0]!.confirmation, 'refused');
+    assert.deepEqual(router.calls, []);
+  });
+
+  it('checks the loop guard before asking: a refused loop is never put to the user', async () => {
+    const user = scriptedUser(true, true, true);
+    const router = new TableFakeRouter(() => 'same');
+    const model = new ScriptedFakeModel([DELETE, DELETE, DELETE, DELETE, { text: 'stop', toolCalls: [] }]);
+    const result = await turn(model, router, { confirm: user.confirm });
+    assert.equal(user.asked.length, 3);
+    assert.equal(result.warnings.filter((w) => w.kind === 'loop').length, 1);
+  });
+});
+
+describe('destructive approval (shared by @router and agent mode)', () => {
+  it('runs, asks or refuses by the policy', () => {
+    assert.equal(destructiveApproval('confirm', true), 'ask');
+    assert.equal(destructiveApproval('always', true), 'run');
+    assert.equal(destructiveApproval('never', true), 'refuse');
+    assert.equal(destructiveApproval('never', true, true), 'run', 'a pinned tool was offered on purpose');
+    for (const policy of ['confirm', 'never', 'always'] as const) assert.equal(destructiveApproval(policy, false), 'run');
+  });
+
+  it('shows the tool, its server and its arguments, with the server text fenced so it cannot render', () => {
+    const text = confirmationMarkdown({ name: 'files_delete_file', server: 'files', description: 'Deletes. ```\n[click](https://evil.example) <img src=x>' }, { path: 'a.md' }, true);
+    assert.match(text, /^`files_delete_file` \(server `files`\) is marked destructive/);
+    assert.match(text, /````\nDeletes\. ```\n\[click\]\(https:\/\/evil\.example\) <img src=x>\n````/);
+    assert.match(text, /```\n\{\n {2}"path": "a\.md"\n\}\n```/);
+  });
+
+  it('indents JSON-text arguments and cuts long ones', () => {
+    assert.equal(argumentsForConfirmation('{"a":1}'), '{\n  "a": 1\n}');
+    const long = argumentsForConfirmation({ text: 'x'.repeat(5000) });
+    assert.equal(long.length, MAX_CONFIRMATION_ARGUMENT_CHARS);
+    assert.ok(long.endsWith('…'));
+  });
+});
