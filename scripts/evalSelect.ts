@@ -21,23 +21,44 @@ import * as path from 'node:path';
 import { LexicalRanker } from '../src/core/selection/lexicalRanker';
 import { loadQueriesFile, loadToolsFile, METRIC_NAMES, retrievalMetrics, SELECTION_DEV_SETS, type DataQuery, type DataTool, type Metrics } from '../src/core/selection/retrievalData';
 import { createSelectionEngine } from '../src/core/selection/selectionEngine';
-import { catalogueFromData, evaluateSelection, needRecall, selectedAt, selectedRecall, sentAll, type QueryOutcome } from '../src/core/selection/selectionEvaluation';
+import { catalogueFromData, creditAlternatives, creditList, evaluateSelection, needRecall, selectedAt, selectedRecall, sentAll, type QueryOutcome } from '../src/core/selection/selectionEvaluation';
 import { rankableFor } from '../src/core/selection/toolIndex';
 import { DEFAULT_SELECTION_OPTIONS, type SelectionOptions } from '../src/core/selection/toolSelector';
 import { replayCoverage, SwitchableUsageHints } from '../src/core/learning/coverageReplay';
 import { historyRecords, REPLAY_MODEL_ID } from './evalSelectMemory';
-import { otherSplitsGeneralServers } from './data/generalKinds';
+import { otherSplitsGeneralServers, readKindLabels, serverOfId } from './data/generalKinds';
+import { CATALOGUES } from './data/catalogueList';
 
 const ROOT = path.resolve(__dirname, '..');
 const DATA = path.resolve(ROOT, '..', 'shared', 'data');
 const TEAM = path.join(ROOT, 'data', 'requests');
 const RANKED = 50;
+/** --model DIR: measure another model folder in place of the bundled one (for comparing trained variants). */
+const MODEL_OVERRIDE = process.argv.includes('--model') ? path.resolve(process.argv[process.argv.indexOf('--model') + 1] ?? '') : undefined;
 
 interface EvalSet {
   readonly key: string;
   readonly tools: DataTool[];
   readonly queries: DataQuery[];
   readonly team: boolean;
+  /** Tools that meet a query's need as well as its gold tool (team sets: general-purpose needs). */
+  readonly alternatives?: (q: DataQuery, gold: string) => readonly string[];
+}
+
+/**
+ * A general-purpose need was written as a kind ("general": ["calculate"]) and stored as the split's primary
+ * tool for it; every tool the team labelled with that kind in the split's catalogues meets it as well (any
+ * of a calculator's operations, Playwright's navigate beside a fetch tool), and is credited as that need.
+ */
+function generalAlternatives(split: string): (q: DataQuery, gold: string) => readonly string[] {
+  const splitOf = new Map(CATALOGUES.map((c) => [c.server, c.split]));
+  const labels = readKindLabels().filter((l) => splitOf.get(serverOfId(l.tool)) === split);
+  const kindOf = new Map(labels.map((l) => [l.tool, l.kind]));
+  return (q, gold) => {
+    if (!q.general?.includes(gold)) return [];
+    const kind = kindOf.get(gold);
+    return kind ? labels.filter((l) => l.kind === kind).map((l) => l.tool) : [];
+  };
 }
 
 interface Row {
@@ -76,18 +97,19 @@ function loadSets(): EvalSet[] {
   for (const split of ['dev', 'test']) {
     // A user has one general-purpose server per need: the split is ranked with its own, beside every other catalogue.
     const elsewhere = otherSplitsGeneralServers(split);
-    sets.push({ key: `team_${split}`, tools: teamTools.filter((t) => !elsewhere.has(t.server ?? '')), queries: loadQueriesFile(path.join(TEAM, 'queries.jsonl'), split), team: true });
+    sets.push({ key: `team_${split}`, tools: teamTools.filter((t) => !elsewhere.has(t.server ?? '')), queries: loadQueriesFile(path.join(TEAM, 'queries.jsonl'), split), team: true, alternatives: generalAlternatives(split) });
   }
   return sets;
 }
 
-function lexicalRankings(ranker: LexicalRanker, queries: readonly DataQuery[]): string[][] {
-  return queries.map((q) => ranker.rank(q.query, RANKED).map((r) => r.id));
+function lexicalRankings(ranker: LexicalRanker, set: EvalSet): string[][] {
+  const rankings = set.queries.map((q) => ranker.rank(q.query, RANKED).map((r) => r.id));
+  return set.alternatives ? creditAlternatives(set.queries, rankings, set.alternatives) : rankings;
 }
 
 async function runRouter(set: EvalSet, run: RouterRun = {}): Promise<Row & { latencyP50: number }> {
   const hints = run.memoryVectors ? new SwitchableUsageHints() : undefined;
-  const engine = await createSelectionEngine({ embeddings: { provider: 'local', model: run.model ?? 'default' }, root: ROOT, selection: run.selection ?? {}, ...(hints ? { usage: hints } : {}) });
+  const engine = await createSelectionEngine({ embeddings: { provider: 'local', model: run.model ?? MODEL_OVERRIDE ?? 'default' }, root: ROOT, selection: run.selection ?? {}, ...(hints ? { usage: hints } : {}) });
   if (engine.embedderProblem) throw new Error(`the model did not load: ${engine.embedderProblem}`);
   engine.selector.setCatalogue(catalogueFromData(set.tools));
   await engine.index?.whenReady();
@@ -111,6 +133,20 @@ async function runRouter(set: EvalSet, run: RouterRun = {}): Promise<Row & { lat
     outcomes = byQuery;
   } else outcomes = await evaluateSelection(engine.selector, set.queries, RANKED);
   await engine.dispose();
+  if (set.alternatives) {
+    const alternatives = set.alternatives;
+    outcomes = outcomes.map((o, i) => {
+      const q = set.queries[i]!;
+      const ranked = creditList(q, o.ranked, alternatives);
+      return {
+        ...o,
+        ranked: ranked.map((r) => r.name),
+        scores: ranked.map((r) => o.scores[r.from]!),
+        selected: creditList(q, o.selected, alternatives).map((r) => r.name),
+        extras: creditList(q, o.extras.map((e) => e.name), alternatives).map((r) => ({ name: r.name, score: o.extras[r.from]!.score })),
+      };
+    });
+  }
   const latencies = outcomes.map((o) => o.latencyMs).sort((a, b) => a - b);
   const rankings = outcomes.map((o) => o.ranked);
   return {
@@ -182,8 +218,8 @@ async function main(): Promise<void> {
   try {
     for (const set of sets) {
       const rankable = catalogueFromData(set.tools).map(rankableFor);
-      const bm25 = retrievalMetrics(set.queries, lexicalRankings(new LexicalRanker(rankable, { plainBm25: true }), set.queries));
-      const lexical = retrievalMetrics(set.queries, lexicalRankings(new LexicalRanker(rankable), set.queries));
+      const bm25 = retrievalMetrics(set.queries, lexicalRankings(new LexicalRanker(rankable, { plainBm25: true }), set));
+      const lexical = retrievalMetrics(set.queries, lexicalRankings(new LexicalRanker(rankable), set));
       const router = await runRouter(set);
       const rows: Row[] = [{ method: 'BM25 (README floor)', metrics: bm25 }, { method: 'lexical BM25F alone', metrics: lexical }, router];
       if (withoutPairs) rows.push({ ...(await runRouter(set, { model: withoutPairs })), method: '− team pairs (model without them)' });
@@ -195,6 +231,11 @@ async function main(): Promise<void> {
       if (set.team) {
         const vectors = await embedAll(set.queries.map((q) => q.query));
         rows.push({ ...(await runRouter(set, { memoryVectors: vectors })), method: '+ use memory (replayed history)' });
+      }
+      if (process.argv.includes('--general-sweep')) {
+        for (const generalBoost of [12, 16]) {
+          for (const generalToolMin of [0.2, 0.35]) rows.push({ ...(await runRouter(set, { selection: { generalBoost, generalNeedMin: 0.15, generalToolMin } })), method: `general boost ${generalBoost}, tool ≥ ${generalToolMin}` });
+        }
       }
       if (sweep) {
         for (const w of [0.3, 0.4, 0.6]) rows.push({ ...(await runRouter(set, { selection: { lexicalWeight: w } })), method: `lexical weight ${w}` });

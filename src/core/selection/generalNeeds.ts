@@ -77,26 +77,38 @@ export function promptFeatures(prompt: string): PromptFeature[] {
   return [...out.values()];
 }
 
-/** The text parts of a tool the tool model reads: name words, description words, parameter names, schema types. */
-export function toolFeatures(tool: Pick<SelectableTool, 'name' | 'description' | 'inputSchema' | 'originalName' | 'originalDescription'>): string[] {
-  const out = new Set<string>();
-  const name = tool.originalName ?? tool.name;
-  for (const t of lexicalTerms(name)) out.add(`n:${t}`);
-  for (const t of lexicalTerms(tool.originalDescription ?? tool.description)) out.add(`d:${t}`);
-  const schema = tool.inputSchema as { properties?: Record<string, unknown> } | undefined;
-  const props = schema && typeof schema === 'object' && schema.properties && typeof schema.properties === 'object' ? schema.properties : {};
-  const names = Object.keys(props);
-  if (names.length === 0) out.add('s:no-parameters');
-  for (const key of names.slice(0, MAX_SCHEMA_PROPERTIES)) {
-    for (const t of lexicalTerms(key)) out.add(`p:${t}`);
+/**
+ * What the tool model reads of a tool, each feature with its value: name words (`n:`), the description's
+ * first words (`d:`), parameter names (`p:`) and schema types and formats (`t:`, `f:`). Each group is
+ * scaled by 1/√(its size), so a long description or a large schema does not drown the name.
+ */
+export function toolFeatures(tool: Pick<SelectableTool, 'name' | 'description' | 'inputSchema' | 'originalName' | 'originalDescription'>): Map<string, number> {
+  const groups: Array<Set<string>> = [new Set(), new Set(), new Set()];
+  const [names, words, schema] = groups as [Set<string>, Set<string>, Set<string>];
+  for (const t of lexicalTerms(tool.originalName ?? tool.name)) names.add(`n:${t}`);
+  for (const t of lexicalTerms(tool.originalDescription ?? tool.description).slice(0, MAX_DESCRIPTION_TERMS)) words.add(`d:${t}`);
+  const input = tool.inputSchema as { properties?: Record<string, unknown> } | undefined;
+  const props = input && typeof input === 'object' && input.properties && typeof input.properties === 'object' ? input.properties : {};
+  const keys = Object.keys(props);
+  if (keys.length === 0) schema.add('s:no-parameters');
+  for (const key of keys.slice(0, MAX_SCHEMA_PROPERTIES)) {
+    for (const t of lexicalTerms(key)) schema.add(`p:${t}`);
     const prop = props[key] as { type?: unknown; format?: unknown } | undefined;
     if (prop && typeof prop === 'object') {
-      if (typeof prop.type === 'string') out.add(`t:${prop.type}`);
-      if (typeof prop.format === 'string') out.add(`f:${prop.format}`);
+      if (typeof prop.type === 'string') schema.add(`t:${prop.type}`);
+      if (typeof prop.format === 'string') schema.add(`f:${prop.format}`);
     }
   }
-  return [...out];
+  const out = new Map<string, number>();
+  for (const group of groups) for (const f of group) out.set(f, (out.get(f) ?? 0) + 1 / Math.sqrt(group.size));
+  return out;
 }
+
+/**
+ * A description's opening says what the tool does; long ones go on about usage and edge cases ("do not use
+ * this to read…"), whose words would make a write tool look like a read tool.
+ */
+const MAX_DESCRIPTION_TERMS = 40;
 
 /** Schemas with hundreds of properties are data models, not arguments; the first ones say enough. */
 const MAX_SCHEMA_PROPERTIES = 40;
@@ -113,7 +125,14 @@ export interface GeneralNeedsFile {
   readonly format: 'tool-router-general-needs';
   readonly version: 1;
   readonly kinds: readonly GeneralKind[];
+  /** The prompt model over words and shapes alone: used with any embedder, or none. */
   readonly prompt: LinearKindModel;
+  /**
+   * The prompt model that also reads the prompt's vector from one embedding model (features `v:0`…): a
+   * linear probe on the vector carries cues to words the sparse model never saw ("since monday" → the date).
+   * Used only when the selector's embedder is that model.
+   */
+  readonly promptWithVector?: LinearKindModel & { readonly modelId: string };
   readonly tool: LinearKindModel;
   /** What it was trained on, for the model card and `--version`. */
   readonly trainedOn?: Readonly<Record<string, number>>;
@@ -131,17 +150,23 @@ function sigmoid(x: number): number {
   return 1 / (1 + Math.exp(-x));
 }
 
-/** Tool features are many and binary; scaling by 1/√n keeps a long description from outweighing a name. */
-function toolFeatureScale(count: number): number {
-  return count > 0 ? 1 / Math.sqrt(count) : 0;
-}
-
 export class GeneralNeeds {
   private readonly kindIndex: ReadonlyMap<GeneralKind, number>;
+  /** promptWithVector's `v:d` weights as one dimension-major matrix (d × kinds), read on every prompt. */
+  private readonly vectorWeights: Float64Array | undefined;
 
   constructor(readonly file: GeneralNeedsFile) {
     if (file.format !== 'tool-router-general-needs' || file.version !== 1) throw new Error('not a general-needs model (format tool-router-general-needs, version 1)');
     this.kindIndex = new Map(file.kinds.map((k, i) => [k, i]));
+    const dense = file.promptWithVector;
+    if (dense) {
+      const K = file.kinds.length;
+      let dimension = 0;
+      while (dense.weights[`v:${dimension}`] || dense.weights[`v:${dimension + 1}`]) dimension++;
+      const matrix = new Float64Array(dimension * K);
+      for (let d = 0; d < dimension; d++) dense.weights[`v:${d}`]?.forEach((w, k) => (matrix[d * K + k] = w));
+      this.vectorWeights = matrix;
+    }
   }
 
   get kinds(): readonly GeneralKind[] {
@@ -150,22 +175,33 @@ export class GeneralNeeds {
 
   /** Each kind's probability that the tool is a general-purpose tool of that kind. */
   toolProbabilities(tool: Parameters<typeof toolFeatures>[0]): Float64Array {
-    const features = toolFeatures(tool);
-    const scale = toolFeatureScale(features.length);
     const scores = Float64Array.from(this.file.tool.bias);
-    for (const f of features) {
+    for (const [f, value] of toolFeatures(tool)) {
       const w = this.file.tool.weights[f];
       if (!w) continue;
-      for (let k = 0; k < scores.length; k++) scores[k]! += w[k]! * scale;
+      for (let k = 0; k < scores.length; k++) scores[k]! += w[k]! * value;
     }
     return scores.map(sigmoid);
   }
 
-  /** Each kind the prompt may need, most likely first, with the cue that weighed most for it. */
-  promptNeeds(prompt: string): PromptNeed[] {
+  /**
+   * Each kind the prompt may need, most likely first, with the cue that weighed most for it. With the
+   * prompt's vector from the model `promptWithVector` was trained on, that model is used.
+   */
+  promptNeeds(prompt: string, vector?: { readonly modelId: string; readonly values: Float32Array }): PromptNeed[] {
     const features = promptFeatures(prompt);
-    const model = this.file.prompt;
+    const dense = this.file.promptWithVector;
+    const useVector = dense !== undefined && vector !== undefined && vector.modelId === dense.modelId;
+    const model = useVector ? dense : this.file.prompt;
     const scores = Float64Array.from(model.bias);
+    if (useVector && this.vectorWeights) {
+      const K = scores.length;
+      const dimension = Math.min(vector.values.length, this.vectorWeights.length / K);
+      for (let d = 0; d < dimension; d++) {
+        const x = vector.values[d]!;
+        for (let k = 0; k < K; k++) scores[k]! += this.vectorWeights[d * K + k]! * x;
+      }
+    }
     const best: Array<{ feature: PromptFeature; weight: number } | undefined> = new Array(scores.length);
     for (const f of features) {
       const w = model.weights[f.name];

@@ -98,3 +98,28 @@ export function needRecall(queries: readonly DataQuery[], rankings: ReadonlyArra
   });
   return { recall: total ? Math.round((1000 * found) / total) / 10 : 0, needs: total };
 }
+
+/**
+ * A need that any of several tools meets equally ("today's date" from either of a server's clock tools,
+ * "18% of the bill" from any of a calculator's operations) is written with one tool; `alternatives(q, g)`
+ * names the others. Each list (a ranking or a sent set) is rewritten so that the first alternative found
+ * stands for `g`, and later ones are dropped, so a need is counted once, at its best position.
+ */
+export function creditAlternatives(queries: readonly DataQuery[], lists: ReadonlyArray<readonly string[]>, alternatives: (q: DataQuery, gold: string) => readonly string[]): string[][] {
+  return queries.map((q, i) => creditList(q, lists[i] ?? [], alternatives).map((c) => c.name));
+}
+
+/** One list credited as creditAlternatives does, each kept entry with its position in the original list. */
+export function creditList(q: DataQuery, list: readonly string[], alternatives: (q: DataQuery, gold: string) => readonly string[]): Array<{ name: string; from: number }> {
+  const standFor = new Map<string, string>();
+  for (const g of q.gold) for (const a of alternatives(q, g)) if (a !== g && !q.gold.includes(a) && !standFor.has(a)) standFor.set(a, g);
+  const out: Array<{ name: string; from: number }> = [];
+  const seen = new Set<string>();
+  list.forEach((id, from) => {
+    const name = standFor.get(id) ?? id;
+    if (seen.has(name)) return;
+    seen.add(name);
+    out.push({ name, from });
+  });
+  return out;
+}

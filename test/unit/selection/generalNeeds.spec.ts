@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { GENERAL_KINDS, GeneralNeeds, cueText, promptFeatures, toolFeatures, type GeneralNeedsFile } from '../../../src/core/selection/generalNeeds';
+import { lexicalTerms } from '../../../src/core/selection/lexicalTerms';
+import { OnnxEmbedder } from '../../../src/core/embedding/onnxEmbedder';
+import { GENERAL_NEEDS_FILE, DEFAULT_MODEL_DIR, loadGeneralNeeds } from '../../../src/core/selection/selectionEngine';
+import { ToolSelector, DEFAULT_SELECTION_OPTIONS } from '../../../src/core/selection/toolSelector';
+import { LexicalRanker } from '../../../src/core/selection/lexicalRanker';
+import { rankableFor } from '../../../src/core/selection/toolIndex';
+
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+const K = GENERAL_KINDS.length;
+const row = (kind: string, w: number): number[] => GENERAL_KINDS.map((k) => (k === kind ? w : 0));
+
+/** A hand-made model: the shape #filename and the word "save" call for file_write; a tool named "write" is one. */
+function tinyModel(extra: Partial<GeneralNeedsFile> = {}): GeneralNeedsFile {
+  return {
+    format: 'tool-router-general-needs',
+    version: 1,
+    kinds: GENERAL_KINDS,
+    prompt: { bias: Array(K).fill(-4), weights: { '#filename': row('file_write', 5), 'w:sav': row('file_write', 3) } },
+    tool: { bias: Array(K).fill(-4), weights: { 'n:writ': row('file_write', 8) } },
+    ...extra,
+  };
+}
+
+describe('unnamed needs: features', () => {
+  it('reads shapes a word list cannot see: paths, file names, URLs, sites, percentages, money', () => {
+    const names = (p: string): string[] => promptFeatures(p).map((f) => f.name);
+    assert.ok(names('put the summary in ~/notes/week.md').includes('#path'));
+    assert.ok(names('put the summary in ~/notes/week.md').includes('#filename'));
+    assert.ok(names('what is on https://example.org/menu today').includes('#url'));
+    assert.ok(names('compare prices on bestbuy.com').includes('#site'));
+    assert.ok(names("what's 18% of that bill").includes('#percent'));
+    assert.ok(names('split $120 three ways').includes('#money'));
+    assert.ok(!names('list my open pull requests').some((n) => n.startsWith('#')), 'no shape in a plain request');
+  });
+
+  it('keeps the words as the lexical ranker stems them, with the word the user wrote for the reason', () => {
+    const f = promptFeatures('Saving the report').find((x) => x.name === `w:${lexicalTerms('saving')[0]}`);
+    assert.equal(f?.surface, 'saving');
+  });
+
+  it('reads a tool by name, description opening and schema, each group scaled so a long description does not drown the name', () => {
+    const short = toolFeatures({ name: 'write_file', description: 'Write a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } });
+    const long = toolFeatures({ name: 'write_file', description: `Write a file. ${'Other words here. '.repeat(40)}`, inputSchema: {} });
+    assert.equal(short.get('n:writ'), long.get('n:writ'), 'the name weighs the same however long the description');
+    assert.ok(short.has('p:path') && short.has('t:string'));
+    assert.ok(long.has('s:no-parameters'));
+    assert.ok([...long.keys()].filter((k) => k.startsWith('d:')).length <= 40);
+  });
+
+  it('says which cue weighed most, in words', () => {
+    assert.equal(cueText({ name: '#path', surface: '~/notes/week.md' }), 'the prompt names a file path (~/notes/week.md)');
+    assert.equal(cueText({ name: 'w:sav', surface: 'save' }), 'the prompt says "save"');
+    assert.equal(cueText(undefined), 'the prompt as a whole');
+  });
+});
+
+describe('unnamed needs: the models', () => {
+  it('scores kinds for prompts and tools from the file, with the strongest cue', () => {
+    const needs = new GeneralNeeds(tinyModel());
+    const [top] = needs.promptNeeds('save it as notes.md');
+    assert.equal(top!.kind, 'file_write');
+    assert.ok(top!.probability > 0.9);
+    assert.match(top!.cue, /names a file \(notes\.md\)/);
+    assert.ok(needs.promptNeeds('hello there')[0]!.probability < 0.05);
+    const p = needs.toolProbabilities({ name: 'fs_write', description: '' });
+    assert.ok(p[GENERAL_KINDS.indexOf('file_write')]! > 0.8);
+  });
+
+  it('uses the vector model only with the embedding model it was trained on', () => {
+    const dense = { modelId: 'onnx:test', bias: Array(K).fill(-4), weights: { 'v:0': row('time_now', 10), 'v:1': row('time_now', 0) } };
+    const needs = new GeneralNeeds(tinyModel({ promptWithVector: dense }));
+    const values = Float32Array.from([1, 0]);
+    const time = (n: ReturnType<GeneralNeeds['promptNeeds']>): number => n.find((x) => x.kind === 'time_now')!.probability;
+    assert.ok(time(needs.promptNeeds('anything due', { modelId: 'onnx:test', values })) > 0.99);
+    assert.ok(time(needs.promptNeeds('anything due', { modelId: 'onnx:other', values })) < 0.05, 'another model falls back to words alone');
+  });
+
+  it('refuses a file that is not a needs model, and the engine turns the stage off with the reason', () => {
+    assert.throws(() => new GeneralNeeds({ format: 'x' } as unknown as GeneralNeedsFile), /not a general-needs model/);
+    const logged: string[] = [];
+    assert.equal(loadGeneralNeeds('/nonexistent-root', (m) => logged.push(m)), undefined);
+    assert.match(logged[0]!, /could not be read.*train:needs/);
+  });
+
+  it('ships a needs file whose vector model is the bundled embedding model', async function () {
+    this.timeout(30_000);
+    const file = JSON.parse(fs.readFileSync(path.join(ROOT, GENERAL_NEEDS_FILE), 'utf8')) as GeneralNeedsFile;
+    const embedder = await OnnxEmbedder.load(path.join(ROOT, DEFAULT_MODEL_DIR));
+    try {
+      assert.equal(file.promptWithVector?.modelId, embedder.modelId, 'retrain with npm run train:needs after npm run train:model');
+    } finally {
+      await embedder.dispose();
+    }
+  });
+});
+
+describe('unnamed needs in the selector', () => {
+  const tools = [
+    { name: 'files_write_file', server: 'files', description: 'Create or overwrite a file', originalName: 'write_file', annotations: { destructiveHint: true } },
+    ...['list_issues', 'create_issue', 'close_issue', 'comment_issue', 'assign_issue', 'label_issue'].map((n) => ({ name: `tracker_${n}`, server: 'tracker', description: `${n.replace('_', ' ')} in the tracker`, originalName: n })),
+  ];
+  const build = (generalBoost: number): ToolSelector => {
+    const s = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, generalBoost, minTools: 1, depth: 0, clauseHead: 0 }, { createLexical: (t) => new LexicalRanker(t.map(rankableFor)), needs: new GeneralNeeds(tinyModel()) });
+    s.setCatalogue(tools);
+    return s;
+  };
+
+  it('raises the general-purpose tool a cue calls for, with the cue and "asks before it runs" in its reason', async () => {
+    const prompt = 'summarise the open issues and save it as notes.md';
+    const off = await build(0).select({ prompt });
+    assert.ok(!off.tools.some((t) => t.name === 'files_write_file'));
+    const on = await build(16).select({ prompt });
+    const write = on.tools.find((t) => t.name === 'files_write_file');
+    assert.ok(write, JSON.stringify(on.tools.map((t) => t.name)));
+    assert.ok(write.stages.includes('general:file_write'));
+    assert.match(write.reason, /the prompt names a file \(notes\.md\) → files_write_file \(writes files/);
+    assert.match(write.reason, /asks before it runs/);
+    assert.equal(write.confirm, true);
+    assert.ok(on.ranking.findIndex((r) => r.name === 'files_write_file') < off.ranking.findIndex((r) => r.name === 'files_write_file'));
+  });
+
+  it('raises nothing when no cue calls for a kind', async () => {
+    const sel = await build(16).select({ prompt: 'close the login bug issue' });
+    assert.ok(!sel.tools.some((t) => t.stages.some((s) => s.startsWith('general:'))));
+  });
+});
