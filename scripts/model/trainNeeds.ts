@@ -46,8 +46,8 @@ export const NEEDS_SETTINGS = {
    * unweighted model stays under 0.5 for most true needs; the selector's threshold is set on the dev split.
    */
   positiveWeight: 3,
-  /** Weights smaller than this are dropped from the file; they change no decision. */
-  pruneBelow: 0.005,
+  /** Weights smaller than this are dropped from the file: they change no decision on the dev split, and the file ships in the VSIX. */
+  pruneBelow: 0.01,
   /** The team's train-split requests are the only ones phrased like MCP tasks: seen this many times. */
   teamRepeats: 3,
   /**
@@ -193,9 +193,9 @@ export function trainLinear(examples: readonly Example[], settings: typeof NEEDS
   const weights: Record<string, number[]> = {};
   names.forEach((f, i) => {
     const row = Array.from({ length: K }, (_, k) => w[i * K + k]!);
-    if (row.some((x) => Math.abs(x) >= settings.pruneBelow)) weights[f] = row.map((x) => Math.round(x * 1e4) / 1e4);
+    if (row.some((x) => Math.abs(x) >= settings.pruneBelow)) weights[f] = row.map((x) => (Math.abs(x) >= settings.pruneBelow ? Math.round(x * 1e3) / 1e3 : 0));
   });
-  return { bias: Array.from(bias, (b) => Math.round(b * 1e4) / 1e4), weights };
+  return { bias: Array.from(bias, (b) => Math.round(b * 1e3) / 1e3), weights };
 }
 
 /**
@@ -220,7 +220,7 @@ export async function trainNeeds(settings = NEEDS_SETTINGS, embedder?: Embedder)
     });
     const model = trainLinear(withVectors, settings);
     // The runtime multiplies raw vector components: fold the scale into the weights.
-    const weights = Object.fromEntries(Object.entries(model.weights).map(([f, w]) => [f, f.startsWith('v:') ? w.map((x) => Math.round(x * settings.vectorScale * 1e4) / 1e4) : w]));
+    const weights = Object.fromEntries(Object.entries(model.weights).map(([f, w]) => [f, f.startsWith('v:') ? w.map((x) => Math.round(x * settings.vectorScale * 1e3) / 1e3) : w]));
     promptWithVector = { modelId: embedder.modelId, bias: model.bias, weights };
   }
   return {

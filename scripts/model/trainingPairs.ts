@@ -187,16 +187,18 @@ export function authoredPairs(): TrainingPair[] {
   return pairs;
 }
 
-/** The team's bilingual pairs (data/bilingual/pairs.jsonl): English beside Chinese, Japanese, Korean, Spanish, French, German. */
-export const BILINGUAL_PAIRS = path.join(REPO_ROOT, 'data', 'bilingual', 'pairs.jsonl');
+/** The team's bilingual pairs (data/bilingual/pairs*.jsonl): English beside Chinese, Japanese, Korean, Spanish, French, German. */
+export const BILINGUAL_DIR = path.join(REPO_ROOT, 'data', 'bilingual');
 
 /**
  * One pair per bilingual line, the English side as the query half when it is a request and either way
  * round otherwise: the contrastive loss is symmetric in what it teaches (the two texts' vectors meet).
  */
 export function bilingualPairs(): TrainingPair[] {
-  if (!fs.existsSync(BILINGUAL_PAIRS)) return [];
-  return readJsonl<{ lang: string; a: string; b: string }>(BILINGUAL_PAIRS)
+  if (!fs.existsSync(BILINGUAL_DIR)) return [];
+  const files = fs.readdirSync(BILINGUAL_DIR).filter((f) => /^pairs.*\.jsonl$/.test(f)).sort();
+  return files
+    .flatMap((f) => readJsonl<{ lang: string; a: string; b: string }>(path.join(BILINGUAL_DIR, f)))
     .filter((p) => typeof p.a === 'string' && typeof p.b === 'string' && p.a.trim() && p.b.trim())
     .map((p) => ({ source: 'bilingual' as const, query: p.a.trim(), tool: p.b.trim() }));
 }

@@ -10,6 +10,7 @@ import { BertNormalizer, BertPreTokenizer } from '@huggingface/tokenizers';
 import { splitIdentifiers } from '../../src/core/embedding/textPreprocess';
 
 export const PAD_TOKEN = '[PAD]';
+const HAN = /^\p{Script=Han}$/u;
 export const UNK_TOKEN = '[UNK]';
 export const CONTINUATION_PREFIX = '##';
 
@@ -63,7 +64,8 @@ export function buildVocabulary(texts: Iterable<string>, options: VocabularyOpti
   for (let cp = 0x21; cp <= 0x7e; cp++) chars.set(String.fromCharCode(cp), Infinity);
   const singles = [...chars].filter(([, c]) => c >= 2).map(([ch]) => ch).sort();
   for (const ch of singles) add(ch);
-  for (const ch of singles) if (!isPunctuationToken(ch)) add(CONTINUATION_PREFIX + ch);
+  // Chinese characters are words of their own to the BERT pre-tokenizer, so a `##` copy would never be used.
+  for (const ch of singles) if (!isPunctuationToken(ch) && !HAN.test(ch)) add(CONTINUATION_PREFIX + ch);
 
   const words = [...wordCounts]
     .filter(([w, c]) => c >= options.minWordCount && [...w].length > 1 && [...w].length <= 100)

@@ -70,9 +70,10 @@ const DROPPED_BY_LABELS: Readonly<Record<DroppedTool['by'], string>> = {
 };
 
 /**
- * What a score bar measures. With embeddings the bar is the cosine, on [min(0, lowest), 1], and the
- * threshold line sits at the cosine threshold; without them it is the fused z-score, normalised between
- * the lowest and highest in the ranking, and there is no threshold line.
+ * What a score bar measures. With embeddings the bar is the cosine, on [min(0, lowest), 1]; without them
+ * it is the fused z-score, normalised between the lowest and highest in the ranking, with a line at the
+ * cutoff the count rule drew (`Selection.threshold`). Cosines have no line: the count follows the fused
+ * scores, not a cosine threshold.
  */
 export type ScoreScale = { readonly kind: 'cosine'; readonly min: number; readonly max: number } | { readonly kind: 'score'; readonly min: number; readonly max: number } | { readonly kind: 'none' };
 
@@ -167,14 +168,14 @@ function scoreText(scale: ScoreScale, t: { score?: number; cosine?: number }): s
 export function selectionView(selection: Selection, descriptions: Readonly<Record<string, string>> = {}): SelectionView {
   const scale = scoreScale(selection);
   const value = (t: { score?: number; cosine?: number }): number | undefined => (scale.kind === 'cosine' ? t.cosine : t.score);
-  const thresholdLine = scale.kind === 'cosine' ? barFraction(scale, selection.threshold) : undefined;
+  const thresholdLine = scale.kind === 'score' ? barFraction(scale, selection.threshold) : undefined;
   return {
     prompt: selection.prompt,
     method: selection.method,
     ...(selection.methodNote ? { methodNote: selection.methodNote } : {}),
     scaleLabel: scale.kind === 'cosine' ? 'cosine similarity to the prompt' : scale.kind === 'score' ? 'relevance (lexical z-score, normalised)' : 'no scores (keyword routes only)',
     ...(thresholdLine !== undefined ? { thresholdLine } : {}),
-    thresholdText: scale.kind === 'cosine' ? `threshold ${selection.threshold}` : '',
+    thresholdText: scale.kind === 'score' ? `cutoff ${selection.threshold.toFixed(2)}` : '',
     tools: selection.tools.map((t) => {
       const bar = barFraction(scale, value(t));
       const description = descriptions[t.name];
@@ -183,7 +184,7 @@ export function selectionView(selection: Selection, descriptions: Readonly<Recor
         ...(description !== undefined ? { description } : {}),
         scoreText: scoreText(scale, t),
         ...(bar !== undefined ? { bar } : {}),
-        ...(scale.kind === 'cosine' && t.cosine !== undefined ? { aboveThreshold: t.cosine >= selection.threshold } : {}),
+        ...(scale.kind === 'score' && t.score !== undefined ? { aboveThreshold: t.score >= selection.threshold } : {}),
         stages: t.stages.map(stageLabel),
         reason: t.reason,
         tier: t.tier,

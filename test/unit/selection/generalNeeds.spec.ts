@@ -101,7 +101,7 @@ describe('unnamed needs: the models', () => {
 describe('unnamed needs in the selector', () => {
   const tools = [
     { name: 'files_write_file', server: 'files', description: 'Create or overwrite a file', originalName: 'write_file', annotations: { destructiveHint: true } },
-    ...['list_issues', 'create_issue', 'close_issue', 'comment_issue', 'assign_issue', 'label_issue'].map((n) => ({ name: `tracker_${n}`, server: 'tracker', description: `${n.replace('_', ' ')} in the tracker`, originalName: n })),
+    ...['list_issues', 'create_issue', 'close_issue', 'comment_issue', 'assign_issue', 'label_issue', 'open_issues_report', 'summarise_issues', 'watch_issue', 'move_issue'].map((n) => ({ name: `tracker_${n}`, server: 'tracker', description: `${n.replace('_', ' ')} in the tracker`, originalName: n })),
   ];
   const build = (generalBoost: number): ToolSelector => {
     const s = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, generalBoost, minTools: 1, depth: 0, clauseHead: 0 }, { createLexical: (t) => new LexicalRanker(t.map(rankableFor)), needs: new GeneralNeeds(tinyModel()) });
@@ -120,7 +120,10 @@ describe('unnamed needs in the selector', () => {
     assert.match(write.reason, /the prompt names a file \(notes\.md\) → files_write_file \(writes files/);
     assert.match(write.reason, /asks before it runs/);
     assert.equal(write.confirm, true);
-    assert.ok(on.ranking.findIndex((r) => r.name === 'files_write_file') < off.ranking.findIndex((r) => r.name === 'files_write_file'));
+    const score = (sel: typeof on): number => sel.ranking.find((r) => r.name === 'files_write_file')!.score;
+    assert.ok(score(on) > score(off), `score ${score(on)} with the lift, ${score(off)} without`);
+    const fourth = on.ranking.filter((r) => r.name !== 'files_write_file')[3]!.score;
+    assert.ok(score(on) < fourth, 'the lift stops below the best four, so the named tools keep their places');
   });
 
   it('raises nothing when no cue calls for a kind', async () => {

@@ -35,20 +35,19 @@ describe('panel view model', () => {
       assert.equal(stageLabel('something-new'), 'something-new');
     });
 
-    it('draws cosine bars on [min(0, lowest), 1] with the threshold line at the threshold', () => {
+    it('draws cosine bars on [min(0, lowest), 1], without a line: the count follows the fused scores', () => {
       const view = selectionView(sampleSelection());
       // The lowest cosine in the ranking is -0.2, so the scale is [-0.2, 1].
-      assert.ok(Math.abs(view.thresholdLine! - (0.2 + 0.2) / 1.2) < 1e-9);
-      const [first, second, sticky, last] = view.tools;
+      assert.equal(view.thresholdLine, undefined);
+      const [first, second, sticky] = view.tools;
       assert.ok(Math.abs(first!.bar! - (0.62 + 0.2) / 1.2) < 1e-9);
       assert.ok(first!.bar! > second!.bar!);
-      assert.equal(first!.aboveThreshold, true);
-      assert.equal(last!.aboveThreshold, false);
+      assert.equal(first!.aboveThreshold, undefined);
       assert.equal(sticky!.bar, undefined, 'a sticky tool with no score has no bar');
       assert.equal(first!.scoreText, 'cosine 0.62');
       assert.deepEqual(first!.stages, ['embedding', 'keyword route memory']);
       assert.deepEqual(sticky!.stages, ['sticky from turn 2']);
-      assert.equal(view.thresholdText, 'threshold 0.2');
+      assert.equal(view.thresholdText, '');
     });
 
     it('normalises fused scores between the lowest and highest when there are no cosines (keyword-only)', () => {
@@ -67,8 +66,13 @@ describe('panel view model', () => {
       });
       const scale = scoreScale(s);
       assert.deepEqual(scale, { kind: 'score', min: -2, max: 2 });
-      const view = selectionView(s);
-      assert.equal(view.thresholdLine, undefined);
+      const view = selectionView({ ...s, threshold: 0 });
+      assert.equal(view.thresholdLine, 0.5, 'the line sits at the cutoff');
+      assert.equal(view.thresholdText, 'cutoff 0.00');
+      assert.deepEqual(
+        view.tools.map((t) => t.aboveThreshold),
+        [true, true],
+      );
       assert.deepEqual(
         view.tools.map((t) => t.bar),
         [1, 0.5],
