@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { EVERYTHING, REPO_ROOT, SCRIPTED, readLines, tempDir } from './serverHarness';
+import { EVERYTHING, FILESYSTEM, REPO_ROOT, SCRIPTED, readLines, tempDir } from './serverHarness';
 
 /** The built CLI, exactly as `bin` in package.json points to it (`npm run build` makes it). */
 const CLI = path.join(REPO_ROOT, 'dist/cli.js');
@@ -33,6 +33,19 @@ describe('mcp-tool-router CLI', function () {
   },
 }`,
     );
+  });
+
+  it('select sends the reference filesystem server\'s write_file for a task that never names it, marked "asks before it runs"', () => {
+    const dir = tempDir('cli-files');
+    const files = path.join(dir, 'mcp.json');
+    writeFileSync(files, JSON.stringify({ servers: { files: { command: process.execPath, args: [FILESYSTEM, dir] } } }));
+    const r = run(['select', 'write a short summary and save it as notes.md in the project folder', '--config', files]);
+    assert.equal(r.code, 0, r.stderr);
+    const line = r.stdout.split('\n').find((l) => l.trim().startsWith('files_write_file'));
+    assert.ok(line, r.stdout);
+    assert.match(line, /general:file_write/);
+    assert.match(line, /the prompt names a file \(notes\.md\) → files_write_file/);
+    assert.match(line, /asks before it runs/);
   });
 
   it('lists tools as JSON with server, original name, schema and annotations', () => {
