@@ -2,7 +2,7 @@
  * Per-tool latency and result-size percentiles over a bounded window of recent calls.
  */
 
-/** The last 1,000 calls per tool, as in the seeds: enough for a stable p99, small enough to keep in memory. */
+/** The last 1,000 calls per tool: enough for a stable p99 (ten calls beyond it), small enough to keep in memory. */
 export const STATS_WINDOW = 1000;
 /**
  * Tools with statistics kept at most; the least recently called go first. Servers can invent new tool

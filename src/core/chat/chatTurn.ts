@@ -119,9 +119,9 @@ export interface TurnResult {
   readonly found: readonly FoundTool[];
 }
 
-/** The seeds' interactive limit: at most 8 model steps (calls and answers) per turn. */
+/** At most 8 model steps (calls and answers) per turn: enough for look-up-then-act chains, and a bound on a runaway turn's cost. */
 export const DEFAULT_MAX_STEPS = 8;
-/** Old tool results in the history shrink to one line; the last 2 exchanges stay verbatim (seed 000). */
+/** Old tool results in the history shrink to one line; the last 2 exchanges stay verbatim, since a follow-up step usually reads only the latest results. */
 export const HISTORY_VERBATIM_EXCHANGES = 2;
 /** How much of a tool result the one-line summary keeps. */
 const SUMMARY_CHARS = 160;

@@ -57,7 +57,7 @@ export const DEFAULT_CALL_TIMEOUT_MS = 120_000;
 /** Four calls at once per server keeps a single slow server from starving the rest of the chat turn. */
 export const DEFAULT_MAX_CONCURRENT_CALLS = 4;
 /**
- * 256 KiB is about 64k tokens at the seeds' 4 characters per token: past that a single result already
+ * 256 KiB is about 64k tokens at 4 characters per token: past that a single result already
  * fills most models' context, so the rest is cut and the cut is reported.
  */
 export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024;

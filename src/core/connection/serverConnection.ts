@@ -15,7 +15,7 @@ import { StdioProcessTransport } from './stdioProcessTransport';
  *
  * This is the connection seam of the core: the router only uses {@link ServerConnection.tools},
  * {@link ServerConnection.callTool}, the status and the two change events. Connections start on their own
- * and never block one another; a server that exits or drops is restarted with the seeds' backoff.
+ * and never block one another; a server that exits or drops is restarted with a growing backoff.
  */
 
 export type ServerState = 'starting' | 'ready' | 'restarting' | 'failed' | 'stopped' | 'disabled';
@@ -60,7 +60,7 @@ export class ConnectionError extends Error {
   }
 }
 
-/** The seeds' restart backoff: 0, 1, 2, 5, 10, 30, 60 s, then 60 s for every later attempt. */
+/** Restart backoff: 0, 1, 2, 5, 10, 30, 60 s, then 60 s for every later attempt: a flaky server comes back at once, a broken one costs a start a minute. */
 export const RESTART_BACKOFF_MS: readonly number[] = [0, 1_000, 2_000, 5_000, 10_000, 30_000, 60_000];
 /** A server that was ready this long counts as healthy again: its next crash restarts at the start of the backoff. */
 export const STABLE_UPTIME_MS = 60_000;

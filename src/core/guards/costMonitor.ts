@@ -1,5 +1,5 @@
 /**
- * The cost monitor (seed 000, "Cost Controls"): token usage in 60 one-minute buckets, a sliding hour.
+ * The cost monitor: token usage in 60 one-minute buckets, a sliding hour.
  * After every {@link CostMonitor.record} two limits are checked, and crossing either pauses the router
  * until the user resumes it:
  *

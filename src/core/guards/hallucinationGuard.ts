@@ -1,8 +1,7 @@
 /**
  * The hallucination guard: an answer that claims an action ("I've sent the email", "The event has been
  * created") in a turn where no tool was called is retried once with the tool mode set to required; if
- * the retry calls no tool either, the answer is replaced by an honest one (seed 000, "Hallucination
- * Guard").
+ * the retry calls no tool either, the answer is replaced by an honest one.
  *
  * {@link claimsAction} finds claims of having done something, and leaves alone plans, offers, questions,
  * conditionals, negations, instructions and text that only presents content ("Here is the function I
@@ -90,7 +89,7 @@ const CLAIM_PATTERNS: readonly ClaimPattern[] = [
   { regex: /^(?:(?:all\s+)?done|all\s+set)(?:\s*[!.,:]|\s*$)/gi },
   // "Successfully created the issue."
   { regex: new RegExp(String.raw`^successfully\s+(${PARTICIPLES}|${alt([...ACTION_PAST_ONLY, ...CONTENT_PAST_ONLY])})\b`, 'gi') },
-  // "Email sent to Bob.", "Event created for Monday." (seed 000): a short subject and a participle, nothing after but where/when
+  // "Email sent to Bob.", "Event created for Monday.": a short subject and a participle, nothing after but where/when
   {
     regex: new RegExp(
       String.raw`^(?:(?:your|the|a|an|my|new|all)\s+)?(?:[\w#@./-]+\s+){0,2}?${ACTION_OBJECTS}(?:\s+(?:#[\w-]+|[\w-]*[\d./][\w./-]*))?\s+(${PARTICIPLES})(?=\s*$|\s*[!.,:;]|\s+(?:successfully|to|for|on|in|at|with|from|and|into)\b)`,
@@ -204,7 +203,7 @@ export interface TurnOutcome {
   readonly retried: boolean;
   /** Tools offered to the model; with none, a required tool mode is impossible and the guard stands aside. */
   readonly toolsOffered?: number;
-  /** The retry itself failed (an error from the model): seed 000 answers honestly then too. */
+  /** The retry itself failed (an error from the model): the answer is the honest one then too. */
   readonly retryFailed?: boolean;
 }
 
@@ -220,7 +219,7 @@ export interface HallucinationDecision {
 /**
  * After an attempt: accept it, retry once with the tool mode set to required (and the temperature at
  * most {@link RETRY_MAX_TEMPERATURE}), or, when the retry called no tool either, replace the answer with
- * {@link honestAnswer}. The retry is replaced whatever it says, as seed 000 and issue 5 ask: the user may
+ * {@link honestAnswer}. The retry is replaced whatever it says: the user may
  * already have seen the first answer's claim, and only a plain statement undoes it.
  */
 export function decideAfterTurn(outcome: TurnOutcome, firstClaim?: ActionClaim): HallucinationDecision {

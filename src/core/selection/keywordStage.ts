@@ -2,7 +2,7 @@ import picomatch from 'picomatch';
 import { serverPrefix } from '../naming';
 
 /**
- * The keyword stage (the seeds' regex selector): named groups of tools, and routes that map regular
+ * The keyword stage (a regex selector): named groups of tools, and routes that map regular
  * expressions over the prompt to groups. When no route matches, the default groups apply. Every server
  * is a group of its own, named after the server. Bad patterns are reported, never thrown.
  */

@@ -1,8 +1,8 @@
 /**
  * Lexical ranking of a whole tool catalogue for a request: BM25F over a tool's name, description and
  * parameters. It needs no model, explains itself (which words matched), and is the floor the embedding
- * model is fused with. Every choice below was measured on the dev sets in ../shared/data
- * (../shared/notes/selection-findings.md); the figures are recall@25 on metatool multi unless said.
+ * model is fused with. Every choice below was measured on the dev sets (MetaTool, Seal-Tools, BFCL);
+ * the figures are recall@25 on metatool multi unless said.
  */
 import { lexicalTerms, plainTerms } from './lexicalTerms';
 import { toolFields, type RankableTool } from './toolDocument';
@@ -46,7 +46,7 @@ export interface LexicalOptions {
   /** Blend the full request with its best clause (default true; always off with plainBm25). */
   readonly clauses?: boolean;
   /**
-   * The floor of ../shared/data/README.md instead: plain BM25 over one field (name, description,
+   * The published BM25 floor instead: plain BM25 (k1 1.2, b 0.75) over one field (name, description,
    * parameter names and descriptions), identifiers split, no stop words, no stemming, no clauses.
    * For comparisons only.
    */

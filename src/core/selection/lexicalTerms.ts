@@ -1,7 +1,7 @@
 /**
  * Turns text into the terms lexical ranking matches on: identifiers split, lowercased, stop words
  * dropped, and a light suffix stripper so that `files`/`file` and `creating`/`create` meet.
- * Each step was measured on the dev sets (../shared/notes/selection-findings.md).
+ * Each step was measured on the dev sets (MetaTool, Seal-Tools, BFCL).
  */
 import { splitIdentifiers } from '../embedding/textPreprocess';
 

@@ -3,7 +3,7 @@ import * as zlib from 'node:zlib';
 import type { RankableTool } from './toolDocument';
 
 /**
- * Tool catalogues and labelled queries in the shared data format (`../shared/data/README.md`), and the
+ * Tool catalogues and labelled queries in the shared data format (below), and the
  * retrieval metrics every evaluation prints. Used by `mcp-tool-router eval`, eval:model and eval:select,
  * so all of them read data and score rankings the same way.
  *
@@ -92,7 +92,7 @@ export function loadQueriesFile(file: string, split?: string): DataQuery[] {
 }
 
 /**
- * The dev sets selection is measured on (../shared/data): eval:select, bench:tokens and, for the first
+ * The public dev sets selection is measured on: eval:select, bench:tokens and, for the first
  * three, eval:model. None of them is ever trained on.
  */
 export const SELECTION_DEV_SETS = [

@@ -78,12 +78,12 @@ export interface Selection {
   /** The fused score a ranked tool needed to be sent (the best score minus the margin; 0 when nothing was scored). */
   readonly threshold: number;
   readonly timingsMs: Readonly<Record<string, number>>;
-  /** chars / 4 of the tools' definitions (name, description, schema), as the seeds estimate tokens. */
+  /** chars / 4 of the tools' definitions (name, description, schema), the usual rough token estimate. */
   readonly tokens: { readonly selected: number; readonly catalogue: number };
   readonly issues: readonly string[];
 }
 
-/** The seeds' token estimate: four characters per token. */
+/** A rough token estimate: four characters per token, close for English text and JSON with common tokenizers. */
 export const CHARS_PER_TOKEN = 4;
 
 export function estimateToolTokens(tool: SelectableTool): number {

@@ -4,7 +4,7 @@
  * point to them. Core tools are always present anyway and are not recorded.
  */
 
-/** The seeds' window: tools called in the last 3 turns. */
+/** Tools called in the last 3 turns: a follow-up rarely reaches further back. */
 export const DEFAULT_STICKY_LOOKBACK_TURNS = 3;
 /** At most 8 sticky tools, newest first, so a long session cannot fill the cap with old tools. */
 export const DEFAULT_STICKY_MAX = 8;

@@ -30,8 +30,8 @@ export const DEFAULT_CAP = 25;
 /** Each clause of a multi-request prompt also sends its own best tools, this many, so every step has its tool. */
 export const DEFAULT_CLAUSE_HEAD = 2;
 /**
- * Weight of the lexical z-score in the fusion `w·z(lexical) + (1−w)·z(cosine)`. The prototype's best was
- * 0.4 (findings); with our model, 0.5 was the best balance on the four dev sets (recall@25: MetaTool 90.4,
+ * Weight of the lexical z-score in the fusion `w·z(lexical) + (1−w)·z(cosine)`. An early prototype's best was
+ * 0.4; with our model, 0.5 was the best balance on the four dev sets (recall@25: MetaTool 90.4,
  * Seal-Tools OOD 97.7, BFCL live 92.9, parallel 97.0), while 0.4 won only on MetaTool, whose tools the
  * model saw in training (91.4, but 95.7 on parallel_multiple), so 0.5 is the safer bet on unseen servers.
  */
@@ -43,8 +43,8 @@ export const DEFAULT_LEXICAL_WEIGHT = 0.5;
 export const DEFAULT_LEXICAL_Z_THRESHOLD = 1.65;
 
 /**
- * Each tool gains this × its server's strength (mean of the server's two best fused scores), as the
- * findings' prototype did. On the team set's dev catalogues (1,060 tools, 53 servers) 0.5 gave recall@25
+ * Each tool gains this × its server's strength (mean of the server's two best fused scores), so a server
+ * that clearly matches lifts its weaker tools together. On the team set's dev catalogues (1,060 tools, 53 servers) 0.5 gave recall@25
  * 78.3 against 77.1 without and 77.8 at 1.0; sets without servers are unchanged (serverAware.ts).
  */
 export const DEFAULT_SERVER_BOOST = 0.5;
@@ -251,7 +251,7 @@ export class ToolSelector {
       chosen.set(name, { stages: [stage], tier, reason });
     };
 
-    // Pinned tools bypass the selectors entirely (the seeds' required_tools).
+    // Pinned tools bypass the selectors entirely (method required_tools): the user named them.
     const pinned = (request.pinned ?? []).filter((name) => {
       if (byName.has(name)) return true;
       issues.push(`Pinned tool "${name}" is not in the catalogue; check its server is running.`);
