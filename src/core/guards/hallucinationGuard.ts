@@ -10,7 +10,7 @@
 
 /** Seed 000: the retry caps the temperature at 0.3, "reduces creativity, increases reliability". */
 export const RETRY_MAX_TEMPERATURE = 0.3;
-/** Seed 000 and issue 5: one retry with the tool mode set to required, then the honest answer. */
+/** One retry with the tool mode set to required, then the honest answer: a second retry rarely changes a model's mind and doubles the wait. */
 export const MAX_HALLUCINATION_RETRIES = 1;
 /** Seed 000's fallback sentence opens the honest answer. */
 export const HONEST_ANSWER_OPENING = "I wasn't able to complete this action.";
