@@ -20,11 +20,11 @@ import type { CallEnvelope, CallMeta, ContentBlock } from '../callEnvelope';
  * {@link DEFAULT_LOOP_HISTORY_TURNS} turns are kept for the panel.
  */
 
-/** Seed 001 ("Same Call Repeated"): a third identical call in one turn is where agents start to spin. */
+/** A third identical call in one turn is where agents start to spin. */
 export const DEFAULT_SAME_ARGS_THRESHOLD = 3;
-/** Seed 001 ("Empty Results Repeated"): two empty answers in a turn suggest the data does not exist. */
+/** Two empty answers in a turn suggest the data does not exist. */
 export const DEFAULT_EMPTY_RESULTS_THRESHOLD = 2;
-/** Seed 001 ("Cleanup"): history retained for the last 5 turns, then pruned. */
+/** History is kept for the last 5 turns, then pruned: loops show within a turn or two, and memory stays bounded. */
 export const DEFAULT_LOOP_HISTORY_TURNS = 5;
 /** The call log kept per turn for the panel; the rules use counters, so this only bounds memory. */
 export const MAX_LOGGED_CALLS_PER_TURN = 200;
