@@ -13,18 +13,18 @@
  * be blamed on something. Time comes from an injected clock, so tests never wait.
  */
 
-/** Seed 000 `costControls.hardCapTokensPerHour`. */
+/** A quarter of a million tokens an hour: a busy hour of chat with tools stays under it, a runaway loop does not. */
 export const DEFAULT_HOURLY_TOKEN_CAP = 250_000;
-/** Seed 000 `costControls.shortWindowMinutes`: "last N minutes, default 5". */
+/** The short window a spike is measured over: long enough to smooth one big turn, short enough to stop a loop early. */
 export const DEFAULT_SHORT_WINDOW_MINUTES = 5;
-/** Seed 000 `costControls.spikeMultiplier`. */
+/** A spike is the short window running at three times the hour's baseline rate. */
 export const DEFAULT_SPIKE_MULTIPLIER = 3;
-/** Seed 000 `costControls.minimumBaselineTokens`: the cold-start guard, compared with the baseline rate (tokens a minute). */
+/** The cold-start guard, compared with the baseline rate (tokens a minute): a quiet hour's tiny baseline must not make every turn a spike. */
 export const DEFAULT_MINIMUM_BASELINE_TOKENS_PER_MINUTE = 1000;
-/** Seed 000: "a sliding 60-bucket window (one bucket per minute, covering 1 hour)". */
+/** A sliding hour in 60 one-minute buckets: minute resolution is enough for a spike, and memory is fixed. */
 export const WINDOW_MINUTES = 60;
 export const MINUTE_MS = 60_000;
-/** Seed 001 `estimateTokens`: `Math.ceil(text.length / 4)`, used when the model cannot count tokens. */
+/** `Math.ceil(text.length / 4)`, used when the model cannot count tokens: close for English text and JSON. */
 export const CHARS_PER_TOKEN_ESTIMATE = 4;
 /** Tools listed in the snapshot and named in a spike message: enough to find the culprit, short enough to read. */
 export const DEFAULT_TOP_TOOLS = 10;
@@ -177,7 +177,7 @@ interface Bucket {
 const numberFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const fmt = (n: number): string => numberFormat.format(n);
 
-/** Seed 001's estimate, for when the model's `countTokens` is not available: one token per 4 characters. */
+/** The estimate for when the model's `countTokens` is not available: one token per 4 characters. */
 export function estimateTokens(text: string | undefined): number {
   if (!text) return 0;
   return Math.ceil(text.length / CHARS_PER_TOKEN_ESTIMATE);

@@ -8,11 +8,11 @@
  * wrote:"). It reads sentence by sentence, with code blocks and quotes removed.
  */
 
-/** Seed 000: the retry caps the temperature at 0.3, "reduces creativity, increases reliability". */
+/** The retry caps the temperature at 0.3: less creative, more likely to follow the required tool mode. */
 export const RETRY_MAX_TEMPERATURE = 0.3;
 /** One retry with the tool mode set to required, then the honest answer: a second retry rarely changes a model's mind and doubles the wait. */
 export const MAX_HALLUCINATION_RETRIES = 1;
-/** Seed 000's fallback sentence opens the honest answer. */
+/** The fallback sentence that opens the honest answer. */
 export const HONEST_ANSWER_OPENING = "I wasn't able to complete this action.";
 /** The claimed sentence quoted in the honest answer is cut to this many characters. */
 const MAX_QUOTED_CLAIM = 160;
@@ -52,7 +52,7 @@ const ACTION_PAST_ONLY = ['ran'];
 const CONTENT_PAST_ONLY = ['wrote', 'rewrote'];
 /** Participles used only after have/has ("I've done it", "I've run the tests"). */
 const ACTION_PERFECT_ONLY = ['done', 'run', 'completed', 'finished'];
-/** Seed 000: claims of having looked something up ("I searched for", "I looked up", "I checked your"). */
+/** Claims of having looked something up ("I searched for", "I looked up", "I checked your"). */
 const LOOKUP_CLAIMS = String.raw`searched\s+(?:for|through|your|the)|looked\s+up|looked\s+(?:through|into|at)\s+your|checked\s+your|fetched|retrieved|queried`;
 
 /** Things tools act on: a passive claim needs one of these (or a pronoun) as its subject. */

@@ -49,7 +49,7 @@ export const DEFAULT_LOOP_THRESHOLDS: LoopThresholds = {
 };
 
 export interface LoopDetectorOptions {
-  /** Thresholds for tools no entry of `perTool` matches; unset fields keep the seed's defaults. */
+  /** Thresholds for tools no entry of `perTool` matches; unset fields keep the defaults above. */
   readonly defaults?: Partial<LoopThresholds>;
   /**
    * Exposed tool name or glob (`"github_*"`) → thresholds. An exact name wins over globs; among globs the
