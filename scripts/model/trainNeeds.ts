@@ -22,7 +22,7 @@ import { OnnxEmbedder } from '../../src/core/embedding/onnxEmbedder';
 import type { Embedder } from '../../src/core/embedding/embedder';
 import { REPO_ROOT } from './retrievalData';
 import { CATALOGUES } from '../data/catalogueList';
-import { readKindLabels, serverOfId } from '../data/generalKinds';
+import { isGeneralKind, readKindLabels, serverOfId } from '../data/generalKinds';
 
 export const NEEDS_FILE = path.join(REPO_ROOT, 'media', 'needs', 'general-needs.json');
 /** The bundled model; train:needs runs after train:model, since the vector features belong to that model. */
@@ -82,10 +82,6 @@ interface LabelledTool {
   kind: string;
 }
 
-function isKind(k: string): k is GeneralKind {
-  return (GENERAL_KINDS as readonly string[]).includes(k);
-}
-
 /** The team's tool → kind labels for tools of train-split catalogues only: dev and test stay unseen. */
 function trainSplitLabels(): Map<string, GeneralKind> {
   const split = new Map(CATALOGUES.map((c) => [c.server, c.split]));
@@ -102,7 +98,7 @@ function labelledTools(): LabelledTool[] {
 function toolExamples(): Example[] {
   const out: Example[] = [];
   const push = (features: Map<string, number>, kind: string | undefined): void => {
-    out.push({ features: [...features.keys()], values: [...features.values()], kinds: new Set(kind && isKind(kind) ? [kind] : []) });
+    out.push({ features: [...features.keys()], values: [...features.values()], kinds: new Set(kind && isGeneralKind(kind) ? [kind] : []) });
   };
   for (const t of labelledTools()) {
     const properties = Object.fromEntries((t.parameters ?? []).map((p) => {
@@ -132,11 +128,11 @@ function promptExamples(settings: typeof NEEDS_SETTINGS): Example[] {
   // A request's kinds: those of its needed tools, and those the writers listed (which may have no tool in the split).
   for (const q of readJsonl<{ split: string; query: string; gold: string[]; kinds?: string[] }>(path.join(TEAM, 'queries.jsonl'))) {
     if (q.split !== 'train') continue;
-    const kinds = new Set([...q.gold.map((g) => labels.get(g)), ...(q.kinds ?? [])].filter((k): k is GeneralKind => k !== undefined && isKind(k)));
+    const kinds = new Set([...q.gold.map((g) => labels.get(g)), ...(q.kinds ?? [])].filter((k): k is GeneralKind => k !== undefined && isGeneralKind(k)));
     push(q.query, kinds, repeatsTeam);
   }
   const shared = new Map<string, GeneralKind>();
-  for (const t of labelledTools()) if (isKind(t.kind)) shared.set(`${t.source}:${t.id}`, t.kind);
+  for (const t of labelledTools()) if (isGeneralKind(t.kind)) shared.set(`${t.source}:${t.id}`, t.kind);
   for (const [folder, split] of settings.sharedPrompts ? ([['metatool', 'single'], ['seal-tools', 'dev']] as const) : []) {
     const file = path.join(SHARED, folder, 'queries.jsonl');
     if (!fs.existsSync(file)) continue;

@@ -151,13 +151,11 @@ function sigmoid(x: number): number {
 }
 
 export class GeneralNeeds {
-  private readonly kindIndex: ReadonlyMap<GeneralKind, number>;
   /** promptWithVector's `v:d` weights as one dimension-major matrix (d × kinds), read on every prompt. */
   private readonly vectorWeights: Float64Array | undefined;
 
   constructor(readonly file: GeneralNeedsFile) {
     if (file.format !== 'tool-router-general-needs' || file.version !== 1) throw new Error('not a general-needs model (format tool-router-general-needs, version 1)');
-    this.kindIndex = new Map(file.kinds.map((k, i) => [k, i]));
     const dense = file.promptWithVector;
     if (dense) {
       const K = file.kinds.length;
@@ -214,10 +212,6 @@ export class GeneralNeeds {
     return this.file.kinds
       .map((kind, k) => ({ kind, probability: sigmoid(scores[k]!), cue: cueText(best[k]?.feature) }))
       .sort((a, b) => b.probability - a.probability);
-  }
-
-  indexOf(kind: GeneralKind): number | undefined {
-    return this.kindIndex.get(kind);
   }
 }
 
