@@ -84,6 +84,9 @@ export const TRAINING_SETTINGS = {
    */
   bilingual: 1,
   bilingualRepeats: 3,
+  /** The team's paraphrase pairs (data/paraphrase): requests in people's words beside terse API-style descriptions. */
+  paraphrase: 1,
+  paraphraseRepeats: 1,
 };
 
 type Settings = typeof TRAINING_SETTINGS;
@@ -145,7 +148,7 @@ export function train(settings: Settings): TrainedModel {
   const started = performance.now();
   const random = new SeededRandom(settings.seed);
   const { pairs, openApi } = trainingPairs(settings);
-  const pairsBySource: Record<PairSource, number> = { metatool: 0, seal: 0, openapi: 0, authored: 0, team: 0, bilingual: 0 };
+  const pairsBySource: Record<PairSource, number> = { metatool: 0, seal: 0, openapi: 0, authored: 0, team: 0, bilingual: 0, paraphrase: 0 };
   for (const p of pairs) pairsBySource[p.source]++;
   log(`pairs: ${JSON.stringify(pairsBySource)} (OpenAPI: ${openApi.licensed} of ${openApi.rows} rows under permissive licenses)`);
 
@@ -223,7 +226,7 @@ function makeBatches(pairs: readonly TrainingPair[], encoded: Map<string, Int32A
   const batches: TrainingExample[][] = [];
   for (let epoch = 0; epoch < settings.epochs; epoch++) {
     for (const [source, examples] of bySource) {
-      const repeats = source === 'seal' ? settings.sealRepeats : source === 'authored' ? settings.authoredRepeats : source === 'team' ? settings.teamRepeats : source === 'bilingual' ? settings.bilingualRepeats : 1;
+      const repeats = source === 'seal' ? settings.sealRepeats : source === 'authored' ? settings.authoredRepeats : source === 'team' ? settings.teamRepeats : source === 'bilingual' ? settings.bilingualRepeats : source === 'paraphrase' ? settings.paraphraseRepeats : 1;
       for (let r = 0; r < repeats; r++) {
         const order = random.shuffle([...examples]);
         for (let i = 0; i < order.length; i += settings.batchSize) {

@@ -11,7 +11,7 @@ import { DATA_DIR, REPO_ROOT, loadTools, readJsonl, type DataQuery } from './ret
 import { CATALOGUES } from '../data/catalogueList';
 import { loadQueriesFile, loadToolsFile } from '../../src/core/selection/retrievalData';
 
-export type PairSource = 'metatool' | 'seal' | 'openapi' | 'authored' | 'team' | 'bilingual';
+export type PairSource = 'metatool' | 'seal' | 'openapi' | 'authored' | 'team' | 'bilingual' | 'paraphrase';
 
 export interface TrainingPair {
   readonly source: PairSource;
@@ -195,12 +195,28 @@ export const BILINGUAL_DIR = path.join(REPO_ROOT, 'data', 'bilingual');
  * round otherwise: the contrastive loss is symmetric in what it teaches (the two texts' vectors meet).
  */
 export function bilingualPairs(): TrainingPair[] {
-  if (!fs.existsSync(BILINGUAL_DIR)) return [];
-  const files = fs.readdirSync(BILINGUAL_DIR).filter((f) => /^pairs.*\.jsonl$/.test(f)).sort();
+  return linePairs(BILINGUAL_DIR, 'bilingual');
+}
+
+/**
+ * The team's paraphrase pairs (data/paraphrase/pairs*.jsonl): requests as people write them beside the
+ * terse names API catalogues give the same operation ("who's in our candidate pool?" ↔ "List Applicants"),
+ * so that the model learns the words tasks use for what tools call otherwise.
+ */
+export const PARAPHRASE_DIR = path.join(REPO_ROOT, 'data', 'paraphrase');
+
+export function paraphrasePairs(): TrainingPair[] {
+  return linePairs(PARAPHRASE_DIR, 'paraphrase');
+}
+
+/** Every `{"a", "b"}` line of a folder's pairs*.jsonl files, in file order, as one pair each. */
+function linePairs(dir: string, source: 'bilingual' | 'paraphrase'): TrainingPair[] {
+  if (!fs.existsSync(dir)) return [];
+  const files = fs.readdirSync(dir).filter((f) => /^pairs.*\.jsonl$/.test(f)).sort();
   return files
-    .flatMap((f) => readJsonl<{ lang: string; a: string; b: string }>(path.join(BILINGUAL_DIR, f)))
+    .flatMap((f) => readJsonl<{ a: string; b: string }>(path.join(dir, f)))
     .filter((p) => typeof p.a === 'string' && typeof p.b === 'string' && p.a.trim() && p.b.trim())
-    .map((p) => ({ source: 'bilingual' as const, query: p.a.trim(), tool: p.b.trim() }));
+    .map((p) => ({ source, query: p.a.trim(), tool: p.b.trim() }));
 }
 
 export interface PairOptions {
@@ -216,6 +232,8 @@ export interface PairOptions {
   readonly team: number;
   /** Use the team's bilingual pairs (0/1). */
   readonly bilingual: number;
+  /** Use the team's paraphrase pairs (0/1). */
+  readonly paraphrase: number;
 }
 
 export function trainingPairs(options: PairOptions): { pairs: TrainingPair[]; openApi: OpenApiStats } {
@@ -224,5 +242,6 @@ export function trainingPairs(options: PairOptions): { pairs: TrainingPair[]; op
   const authored = options.authored ? authoredPairs() : [];
   const team = options.team ? teamPairs() : [];
   const bilingual = options.bilingual ? bilingualPairs() : [];
-  return { pairs: [...metatool, ...toolPairs('seal-tools', 'seal'), ...openApi.pairs, ...authored, ...team, ...bilingual], openApi: openApi.stats };
+  const paraphrase = options.paraphrase ? paraphrasePairs() : [];
+  return { pairs: [...metatool, ...toolPairs('seal-tools', 'seal'), ...openApi.pairs, ...authored, ...team, ...bilingual, ...paraphrase], openApi: openApi.stats };
 }

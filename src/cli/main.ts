@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { EXIT_CODES, exitCodeFor, type CallEnvelope } from '../core/callEnvelope';
 import { loadMcpConfigFile, type InputDefinition } from '../core/config/mcpConfigParser';
@@ -9,7 +10,8 @@ import { DEFAULT_EMBEDDING_SETTINGS, type EmbeddingSettings } from '../core/sele
 import { ToolRouter } from '../core/toolRouter';
 import { catalogueFromFile, parseProvider, runEval, runSelect, type SelectCliOptions } from './selectCommands';
 import { runReplay, type ReplayCliOptions } from './replayCommand';
-import { runServe } from './serveCommand';
+import { runServe, type HttpServeOptions } from './serveCommand';
+import { isLoopbackHost } from '../core/gateway/httpGateway';
 
 /**
  * `mcp-tool-router`: the core, outside VS Code.
@@ -29,6 +31,7 @@ const USAGE = `Usage:
   mcp-tool-router select  "PROMPT" (--config FILE | --tools tools.jsonl) [--json]
   mcp-tool-router eval    --tools tools.jsonl --queries queries.jsonl [--split S] --out ranked.jsonl
   mcp-tool-router serve   --config FILE [--dynamic]   (an MCP server on stdin/stdout; logs on stderr)
+  mcp-tool-router serve   --config FILE --http [--port N] [--host H] (--token-file F | --no-auth)
   mcp-tool-router replay  --records tool-usage.jsonl (--config FILE | --tools tools.jsonl) [--no-memory] [--json]
 
 Options:
@@ -39,6 +42,11 @@ Options:
   --verbose          print server logs to stderr
   --dynamic          serve: also list the last search's top tools, announced with tools/list_changed
   --no-quarantine    serve: keep tools flagged as poisoned (high severity) in search results (see SECURITY.md)
+  --http             serve: streamable HTTP at http://HOST:PORT/mcp instead of stdio
+  --port N           serve --http: the port (default: a free one, printed on stderr)
+  --host H           serve --http: the address to bind (default 127.0.0.1)
+  --token-file F     serve --http: file holding the bearer token every request must send
+  --no-auth          serve --http: no token (refused unless the host is loopback)
   --embeddings P     local (default), ollama, openai or none (keywords only)
   --model M          "default" (the bundled model), a model folder, or an endpoint's model name
   --endpoint URL     the ollama / openai-compatible endpoint
@@ -73,12 +81,44 @@ interface CliOptions {
   /** replay: the records file, and whether the time-ordered use memory joins the selector. */
   recordsFile?: string;
   memory: boolean;
+  /** serve over streamable HTTP, with these settings. */
+  http: boolean;
+  port?: number;
+  host?: string;
+  tokenFile?: string;
+  noAuth: boolean;
 }
 
 export class UsageError extends Error {}
 
+/**
+ * `serve --http`'s settings, checked: a token file that exists and holds a long secret, or `--no-auth` on a
+ * loopback host; never neither, and never a non-loopback host without a token.
+ */
+export function httpServeOptions(opts: Pick<CliOptions, 'http' | 'port' | 'host' | 'tokenFile' | 'noAuth'>): HttpServeOptions | undefined {
+  if (!opts.http) {
+    if (opts.port !== undefined || opts.host !== undefined || opts.tokenFile !== undefined || opts.noAuth) throw new UsageError('--port, --host, --token-file and --no-auth go with serve --http.');
+    return undefined;
+  }
+  const host = opts.host ?? '127.0.0.1';
+  if (opts.tokenFile !== undefined && opts.noAuth) throw new UsageError('Give either --token-file or --no-auth, not both.');
+  if (opts.tokenFile === undefined) {
+    if (!opts.noAuth) throw new UsageError('serve --http needs --token-file FILE (the bearer token clients must send), or --no-auth on a loopback host.');
+    if (!isLoopbackHost(host)) throw new UsageError(`Refusing to serve on ${host} without a token: anyone who can reach that address could run every routed tool. Give --token-file FILE.`);
+    return { host, ...(opts.port !== undefined ? { port: opts.port } : {}) };
+  }
+  let token: string;
+  try {
+    token = readFileSync(opts.tokenFile, 'utf8').trim();
+  } catch (error) {
+    throw new UsageError(`Cannot read the token file ${opts.tokenFile}: ${(error as Error).message}`);
+  }
+  if (token.length < 16) throw new UsageError(`The token in ${opts.tokenFile} is ${token.length} characters long; use a random secret of at least 16 (for example \`openssl rand -hex 32 > ${opts.tokenFile}\`).`);
+  return { host, token, ...(opts.port !== undefined ? { port: opts.port } : {}) };
+}
+
 export function parseCliArgs(argv: readonly string[]): CliOptions {
-  const opts: CliOptions = { command: '', positional: [], configs: [], json: false, waitMs: DEFAULT_STARTUP_WAIT_MS, workspace: process.cwd(), inputs: new Map(), verbose: false, dynamic: false, quarantine: true, memory: true, embeddings: { ...DEFAULT_EMBEDDING_SETTINGS } };
+  const opts: CliOptions = { command: '', positional: [], configs: [], json: false, waitMs: DEFAULT_STARTUP_WAIT_MS, workspace: process.cwd(), inputs: new Map(), verbose: false, dynamic: false, quarantine: true, memory: true, http: false, noAuth: false, embeddings: { ...DEFAULT_EMBEDDING_SETTINGS } };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = (): string => {
@@ -119,6 +159,25 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         break;
       case '--no-quarantine':
         opts.quarantine = false;
+        break;
+      case '--http':
+        opts.http = true;
+        break;
+      case '--port': {
+        const raw = value();
+        const port = Number(raw);
+        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port needs a port number from 0 to 65535, got "${raw}".`);
+        opts.port = port;
+        break;
+      }
+      case '--host':
+        opts.host = value();
+        break;
+      case '--token-file':
+        opts.tokenFile = value();
+        break;
+      case '--no-auth':
+        opts.noAuth = true;
         break;
       case '--tools':
         opts.toolsFile = value();
@@ -277,7 +336,14 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
   for (const issue of loaded.issues) err(`${formatConfigIssue(issue)}\n`);
   if (loaded.servers.length === 0 && loaded.issues.some((i) => i.severity === 'error') && opts.command !== 'servers') return EXIT_CODES.usage;
   if (opts.command === 'serve') {
-    return runServe({ servers: loaded.servers, dynamic: opts.dynamic, quarantine: opts.quarantine, verbose: opts.verbose, waitMs: opts.waitMs, embeddings: opts.embeddings, ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}) }, err);
+    let http: HttpServeOptions | undefined;
+    try {
+      http = httpServeOptions(opts);
+    } catch (error) {
+      err(`${(error as Error).message}\n`);
+      return EXIT_CODES.usage;
+    }
+    return runServe({ servers: loaded.servers, dynamic: opts.dynamic, quarantine: opts.quarantine, verbose: opts.verbose, waitMs: opts.waitMs, embeddings: opts.embeddings, ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}), ...(http ? { http } : {}) }, err);
   }
 
   const router = new ToolRouter({ ...(opts.verbose ? { onLog: (server: string, line: string) => err(`[${server}] ${line}\n`) } : {}) });

@@ -4,7 +4,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { EXIT_CODES } from '../core/callEnvelope';
 import type { ServerDefinition } from '../core/config/serverConfig';
 import { describeState, type ServerState } from '../core/connection/serverConnection';
-import { RouterGateway } from '../core/gateway/routerGateway';
+import { HttpGateway } from '../core/gateway/httpGateway';
+import { RouterGateway, type RouterGatewayOptions } from '../core/gateway/routerGateway';
 import { createSelectionEngine } from '../core/selection/selectionEngine';
 import { inspectExposedTools, quarantineOf } from '../core/security/toolPoisoning';
 import { ToolRouter } from '../core/toolRouter';
@@ -24,6 +25,15 @@ export interface ServeOptions extends Omit<SelectCliOptions, 'json'> {
   readonly waitMs: number;
   /** Keep tools with a high-severity poisoning flag out of search (default true; `--no-quarantine`). */
   readonly quarantine?: boolean;
+  /** Serve over streamable HTTP instead of stdio. */
+  readonly http?: HttpServeOptions;
+}
+
+export interface HttpServeOptions {
+  readonly host: string;
+  readonly port?: number;
+  /** Undefined: no auth (loopback only, checked before). */
+  readonly token?: string;
 }
 
 /** After shutdown, a handle left open by a library must not keep a gateway nobody talks to alive. */
@@ -59,31 +69,62 @@ export async function runServe(opts: ServeOptions, err: (s: string) => void): Pr
     states.set(s.name, s.state);
     log(`server "${s.name}" ${describeState(s.state)}${s.state === 'ready' ? ` (${s.toolCount} tools)` : ''}${s.reason ? `: ${s.reason}` : ''}`);
   });
-  const gateway = new RouterGateway(router, engine, { dynamicSubset: opts.dynamic, startupWaitMs: opts.waitMs, serverInfo: { name: 'mcp-tool-router', version: packageVersion() }, log });
-
+  const gatewayOptions: RouterGatewayOptions = { dynamicSubset: opts.dynamic, startupWaitMs: opts.waitMs, serverInfo: { name: 'mcp-tool-router', version: packageVersion() }, log };
   const cleanups: Array<() => void> = [offStatus, offFlags];
-  const stopped = new Promise<string>((resolve) => {
-    const on = (emitter: NodeJS.EventEmitter, event: string, reason: string): void => {
-      const listener = (): void => resolve(reason);
-      emitter.once(event, listener);
-      cleanups.push(() => emitter.off(event, listener));
-    };
+  let stop: (reason: string) => void = () => undefined;
+  const stopped = new Promise<string>((resolve) => (stop = resolve));
+  const on = (emitter: NodeJS.EventEmitter, event: string, reason: string): void => {
+    const listener = (): void => stop(reason);
+    emitter.once(event, listener);
+    cleanups.push(() => emitter.off(event, listener));
+  };
+  on(process, 'SIGTERM', 'SIGTERM');
+  on(process, 'SIGINT', 'SIGINT');
+  if (!opts.http) {
     on(process.stdin, 'end', 'stdin closed');
     on(process.stdin, 'close', 'stdin closed');
-    on(process, 'SIGTERM', 'SIGTERM');
-    on(process, 'SIGINT', 'SIGINT');
-    gateway.server.onclose = () => resolve('the connection closed');
-  });
+  }
 
-  await gateway.connect(new StdioServerTransport());
-  await router.applyConfig(opts.servers);
-  log(`serving ${opts.servers.length} server(s) over stdio${opts.dynamic ? ', with a dynamic tool subset' : ''}${engine.embedderProblem ? `; search uses keywords only (${engine.embedderProblem})` : ''}`);
+  let close: () => Promise<void>;
+  if (opts.http) {
+    // Many sessions over one router: the catalogue is kept in step once here, not by each session's gateway.
+    engine.selector.setCatalogue(router.listTools());
+    cleanups.push(router.onDidChangeTools((tools) => engine.selector.setCatalogue(tools)));
+    const http = new HttpGateway({
+      host: opts.http.host,
+      ...(opts.http.port !== undefined ? { port: opts.http.port } : {}),
+      ...(opts.http.token !== undefined ? { token: opts.http.token } : {}),
+      createGateway: () => new RouterGateway(router, engine, { ...gatewayOptions, syncCatalogue: false }),
+      log,
+    });
+    try {
+      await http.start();
+    } catch (error) {
+      log(`cannot listen on ${opts.http.host}:${opts.http.port ?? 0}: ${error instanceof Error ? error.message : String(error)}`);
+      cleanups.forEach((off) => off());
+      await router.dispose();
+      await engine.dispose();
+      return EXIT_CODES.usage;
+    }
+    close = () => http.close();
+    await router.applyConfig(opts.servers);
+    log(`serving ${opts.servers.length} server(s) at ${http.url.href}${opts.http.token === undefined ? ' without auth' : ' (bearer token required)'}${opts.dynamic ? ', with a dynamic tool subset' : ''}${engine.embedderProblem ? `; search uses keywords only (${engine.embedderProblem})` : ''}`);
+  } else {
+    const gateway = new RouterGateway(router, engine, gatewayOptions);
+    gateway.server.onclose = () => stop('the connection closed');
+    close = async () => {
+      gateway.server.onclose = undefined;
+      await gateway.close();
+    };
+    await gateway.connect(new StdioServerTransport());
+    await router.applyConfig(opts.servers);
+    log(`serving ${opts.servers.length} server(s) over stdio${opts.dynamic ? ', with a dynamic tool subset' : ''}${engine.embedderProblem ? `; search uses keywords only (${engine.embedderProblem})` : ''}`);
+  }
 
   const reason = await stopped;
   log(`stopping (${reason})`);
   cleanups.forEach((off) => off());
-  gateway.server.onclose = undefined;
-  await gateway.close().catch((error: unknown) => log(`closing the connection failed: ${String(error)}`));
+  await close().catch((error: unknown) => log(`closing the connection failed: ${String(error)}`));
   await router.dispose();
   await engine.dispose();
   log('stopped');

@@ -30,7 +30,9 @@ export type CallErrorType =
    * The loop detector refused the call: the same call kept returning the same result, or the tool kept
    * returning nothing, in this turn. The server was not called; the message says what to try instead.
    */
-  | 'LOOP_DETECTED';
+  | 'LOOP_DETECTED'
+  /** A destructive tool the user declined, or that the destructive-tools policy refuses; the server was not called. */
+  | 'NOT_APPROVED';
 
 export interface CallMeta {
   readonly latencyMs: number;
@@ -74,6 +76,7 @@ export function exitCodeFor(envelope: CallEnvelope): number {
     case 'INVALID_ARGUMENTS':
     case 'SCHEMA_UNAVAILABLE':
     case 'LOOP_DETECTED':
+    case 'NOT_APPROVED':
       return EXIT_CODES.invalidArguments;
     case 'TOOL_ERROR':
     case 'INVALID_RESULT':

@@ -2,6 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CallEnvelope } from '../callEnvelope';
+import { confirmationMarkdown, declinedMessage, destructiveApproval, refusedByPolicyMessage } from '../chat/callApproval';
 import { searchHits, type SearchHit } from '../chat/toolSearch';
 import type { ToolIndex } from '../selection/toolIndex';
 import type { ToolSelector } from '../selection/toolSelector';
@@ -50,6 +51,10 @@ export interface RouterGatewayOptions {
   readonly indexWaitMs?: number;
   readonly serverInfo?: { readonly name: string; readonly version: string };
   readonly log?: (message: string) => void;
+  /** Learning from use: each search's query and the tools it returned. */
+  readonly onSearch?: (query: string, tools: readonly string[]) => void;
+  /** Learning from use: each routed tool the client called through the gateway. */
+  readonly onCall?: (tool: string) => void;
 }
 
 /** One search result, as the client receives it (shared with agent mode and `@router`). */
@@ -187,7 +192,14 @@ export class RouterGateway {
     await this.whenCatalogueReady();
     const selection = await this.selection.selector.select({ prompt: query, ...(signal ? { signal } : {}) });
     // The ranking covers the whole catalogue: quarantined (poisoned) tools must not reach the model here either.
-    const hits = searchHits(selection, (name) => this.router.getTool(name), { limit, quarantined: this.selection.quarantine?.() ?? new Map<string, string>() });
+    // Under the policy `never`, destructive tools could not be called, so they are not offered either.
+    const never = this.selection.selector.options.destructiveTools === 'never';
+    const hits = searchHits(selection, (name) => this.router.getTool(name), {
+      limit,
+      quarantined: this.selection.quarantine?.() ?? new Map<string, string>(),
+      ...(never ? { exclude: (tool: RoutedTool) => tool.annotations.destructiveHint === true } : {}),
+    });
+    this.options.onSearch?.(query, hits.map((h) => h.name));
     let next = hits.length === 0 ? 'No tools are available yet: the servers may still be starting or may have failed.' : `Call a tool with ${CALL_TOOL_NAME} {"name", "arguments"}.`;
     if (this.options.dynamicSubset && hits.length > 0) {
       this.subset = this.subsetFrom(hits);
@@ -234,7 +246,35 @@ export class RouterGateway {
   private async route(name: string, args: unknown, signal?: AbortSignal): Promise<CallEnvelope> {
     // A server that is still starting may own the tool; the router answers UNKNOWN_TOOL once it has settled.
     await this.router.waitForTool(name, this.options.startupWaitMs ?? DEFAULT_STARTUP_WAIT_MS);
-    return this.router.call(name, args, signal ? { signal } : {});
+    const tool = this.router.getTool(name);
+    if (tool) {
+      const approval = destructiveApproval(this.selection.selector.options.destructiveTools, tool.annotations.destructiveHint === true);
+      if (approval === 'refuse') return notApproved(tool, refusedByPolicyMessage(name));
+      if (approval === 'ask' && !(await this.confirm(tool, args, signal))) return notApproved(tool, declinedMessage(name));
+    }
+    const envelope = await this.router.call(name, args, signal ? { signal } : {});
+    if (tool) this.options.onCall?.(name);
+    return envelope;
+  }
+
+  /**
+   * Asks the user, through the client, before a destructive tool runs: an elicitation naming the tool, its
+   * server and its arguments, which the user accepts or declines. A client that cannot elicit asks on its
+   * own before any tool call (VS Code, Claude Desktop and other hosts confirm calls of tools not marked
+   * read-only, which the call tool is not); the call then goes through, as that client's confirmation was it.
+   */
+  private async confirm(tool: RoutedTool, args: unknown, signal?: AbortSignal): Promise<boolean> {
+    if (!this.server.getClientCapabilities()?.elicitation) return true;
+    try {
+      const answer = await this.server.elicitInput(
+        { message: `Run ${tool.name}? ${confirmationMarkdown(tool, args, true)}`, requestedSchema: { type: 'object', properties: {} } },
+        signal ? { signal } : undefined,
+      );
+      return answer.action === 'accept';
+    } catch (error) {
+      this.log(`could not ask the client to confirm ${tool.name}: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    }
   }
 
   /** Waits (bounded) for starting servers and for the index of their tools, so a first search sees them. */
@@ -259,6 +299,11 @@ function toMcpTool(tool: RoutedTool): Tool {
     inputSchema: tool.inputSchema as Tool['inputSchema'],
     ...(Object.keys(tool.annotations).length > 0 ? { annotations: tool.annotations } : {}),
   };
+}
+
+/** A call the router did not make: the policy refused it or the user declined it. */
+function notApproved(tool: RoutedTool, message: string): CallEnvelope {
+  return { ok: false, error: { type: 'NOT_APPROVED', message, retryable: false }, meta: { latencyMs: 0, bytes: 0, server: tool.server, tool: tool.originalName, exposedName: tool.name } };
 }
 
 function errorResult(message: string): CallToolResult {
