@@ -4,7 +4,7 @@ import { RouterService } from './routerService';
 import { disableServer, listServers, refreshTools, restartServer, ServerTreeProvider, showServerLog } from './serverCommands';
 import { CostMonitor, type CostLimits } from '../core/guards/costMonitor';
 import { LoopDetector } from '../core/guards/loopDetector';
-import { registerAgentTools, registerGatewayDefinition } from './agentTools';
+import { GatewayHost } from './gatewayHost';
 import { PARTICIPANT_ID, RouterParticipant } from './chatParticipant';
 import { RouterPanel } from './routerPanel';
 import { registerModelNotices } from './modelOffer';
@@ -30,6 +30,8 @@ export interface ToolRouterApi {
   readonly panel: RouterPanel;
   /** Learning from use: the use memory and its store (tests read and clear it). */
   readonly learning: UsageLearning;
+  /** The gateway served by the extension host (tests connect to it as another MCP client would). */
+  readonly gateway: GatewayHost;
   /** Resolves when the configuration has been loaded and servers have had `timeoutMs` to settle. */
   whenSettled(timeoutMs?: number): Promise<void>;
 }
@@ -47,16 +49,16 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
   const loops = new LoopDetector({ perTool: vscode.workspace.getConfiguration(SETTINGS_SECTION).get('loops.perTool', SETTING_DEFAULTS['loops.perTool']) });
   const participant = new RouterParticipant(service, selection, cost, loops, learning);
   const panel = new RouterPanel(context.extensionUri, service, selection, participant, cost, loops);
+  const gateway = new GatewayHost(service, selection, learning, String(context.extension.packageJSON.version ?? 'dev'));
   const chat = vscode.chat.createChatParticipant(PARTICIPANT_ID, participant.handler);
   chat.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.png');
   context.subscriptions.push(
     participant,
     chat,
-    registerAgentTools(service, selection, learning),
     learning,
     vscode.commands.registerCommand(COMMANDS.clearUsageMemory, () => clearUsageMemory(learning)),
     vscode.commands.registerCommand(COMMANDS.replayUsage, (arg?: { quiet?: boolean }) => replayUsage(learning, selection, results, arg)),
-    registerGatewayDefinition(context),
+    gateway,
     panel,
     vscode.window.registerWebviewViewProvider(VIEW_PANEL, panel),
     vscode.commands.registerCommand(COMMANDS.showPanel, () => panel.show()),
@@ -109,6 +111,7 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
     cost,
     panel,
     learning,
+    gateway,
     whenSettled: async (timeoutMs = DEFAULT_SETTLE_MS) => {
       await loaded;
       await service.router.whenSettled(timeoutMs);

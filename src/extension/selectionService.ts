@@ -24,6 +24,8 @@ const ENGINE_EMBEDDING_SETTINGS = Object.keys(SETTING_DEFAULTS).filter((k) => k.
 
 export class SelectionService implements vscode.Disposable {
   private engine: Promise<SelectionEngine> | undefined;
+  /** The newest engine that finished loading (what `current()` returns). */
+  private latest: SelectionEngine | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly offTools: () => void;
   /** Exposed tool name → its poisoning flags (flagged tools only). */
@@ -54,6 +56,15 @@ export class SelectionService implements vscode.Disposable {
   getEngine(): Promise<SelectionEngine> {
     this.engine ??= this.create();
     return this.engine;
+  }
+
+  /**
+   * The newest engine that has loaded, for callers that cannot wait (the gateway's sessions); after
+   * `getEngine()` has resolved once there always is one.
+   */
+  current(): SelectionEngine {
+    if (!this.latest) throw new Error('The selection engine has not loaded yet; await getEngine() first.');
+    return this.latest;
   }
 
   async select(prompt: string, options: { turn?: number; pinned?: readonly string[]; signal?: AbortSignal } = {}): Promise<Selection> {
@@ -105,9 +116,12 @@ export class SelectionService implements vscode.Disposable {
     void this.engine?.then((e) => e.dispose());
   }
 
+  /** The old engine serves until the new one has loaded, so no caller ever holds a disposed engine. */
   private async rebuild(): Promise<void> {
     const old = this.engine;
-    this.engine = this.create();
+    const next = this.create();
+    this.engine = next;
+    await next.catch(() => undefined);
     await old?.then((e) => e.dispose());
   }
 
@@ -151,6 +165,7 @@ export class SelectionService implements vscode.Disposable {
     if (engine.embedderProblem) this.service.log.warn(`Tool selection uses keywords only: ${engine.embedderProblem}`);
     for (const issue of engine.selector.issues) this.service.log.warn(`Selection settings: ${issue}`);
     engine.selector.setCatalogue(this.service.router.listTools());
+    this.latest = engine;
     this.service.log.info(`Tool selection ready (${embeddings.provider === 'none' ? 'keywords only' : `${embeddings.provider} embeddings, model ${embeddings.model}`}).`);
     return engine;
   }

@@ -6,12 +6,34 @@
  */
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import { readdirSync, readFileSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRouterApi } from '../../../src/extension/extension';
 import { COMMANDS } from '../../../src/extension/settings';
 
 interface FakeModelApi {
   setScript(steps: Array<{ text?: string; toolCalls?: Array<{ name: string; input: object }> }>): void;
   readonly requests: ReadonlyArray<{ tools: string[]; toolMode: number | undefined; messages: number; lastUserText: string }>;
+}
+
+function resultText(result: unknown): string {
+  return (result as CallToolResult).content.map((b) => (b.type === 'text' ? b.text : '')).join('\n');
+}
+
+/** Pids of the processes whose command line holds `fragment` (Linux /proc, where these tests run). */
+function processesRunning(fragment: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(fragment)) pids.push(Number(entry));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return pids;
 }
 
 /** Records what the participant streams; a real ChatResponseStream cannot be made outside a chat view. */
@@ -145,18 +167,35 @@ describe('@router chat participant (with a fake scripted model)', function () {
     }
   });
 
-  it('offers search and call as language-model tools for agent mode', async () => {
-    await apis();
+  it('serves agent mode and other clients through the one gateway in the extension host, each server running once', async () => {
+    const { router, fake, model } = await apis();
+    // One surface: the router's language-model tools are gone; agent mode gets the gateway.
     const names = vscode.lm.tools.map((t) => t.name);
-    assert.ok(names.includes('toolRouter_searchTools') && names.includes('toolRouter_callTool'), JSON.stringify(names));
-    const token = new vscode.CancellationTokenSource().token;
-    const found = await vscode.lm.invokeTool('toolRouter_searchTools', { input: { query: 'echo a message back', limit: 5 }, toolInvocationToken: undefined }, token);
-    const searchText = found.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
-    const parsed = JSON.parse(searchText) as { tools: Array<{ name: string; inputSchema: unknown }> };
-    assert.ok(parsed.tools.length <= 5 && parsed.tools.some((t) => t.name === 'everything_echo' && t.inputSchema), searchText);
-    const called = await vscode.lm.invokeTool('toolRouter_callTool', { input: { name: 'everything_echo', arguments: { message: 'agent mode' } }, toolInvocationToken: undefined }, token);
-    const callText = called.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
-    assert.match(callText, /"ok": true[\s\S]*Echo: agent mode/);
+    assert.ok(!names.includes('toolRouter_searchTools') && !names.includes('toolRouter_callTool'), JSON.stringify(names));
+    const { url, secret } = await router.gateway.connection();
+    assert.equal(url.hostname, '127.0.0.1');
+    const unauthorised = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }) });
+    assert.equal(unauthorised.status, 401);
+
+    const client = new Client({ name: 'extension-host-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${secret}` } } }));
+    try {
+      const found = await client.callTool({ name: 'toolRouter_searchTools', arguments: { query: 'echo a message back', limit: 5 } });
+      assert.match(resultText(found), /everything_echo/);
+      const called = await client.callTool({ name: 'toolRouter_callTool', arguments: { name: 'everything_echo', arguments: { message: 'agent mode' } } });
+      assert.match(resultText(called), /Echo: agent mode/);
+      // @router and Call Tool on the same servers.
+      fake.setScript([{ toolCalls: [{ name: 'everything_echo', input: { message: 'chat' } }] }, { text: 'done: {last}' }]);
+      await ask(router, model, 'please echo the word chat back to me');
+      const envelope = await vscode.commands.executeCommand<{ ok: boolean }>(COMMANDS.callTool, { tool: 'everything_echo', args: { message: 'palette' }, quiet: true });
+      assert.equal(envelope.ok, true);
+      // Every client went through the one router: one process per server.
+      const pid = router.service.router.getConnection('everything')!.status.pid;
+      assert.deepEqual(processesRunning('server-everything/dist/index.js'), [pid]);
+      assert.equal(processesRunning('server-memory/dist/index.js').length, 1);
+    } finally {
+      await client.close();
+    }
   });
 
   it('gives a clear message when a server dies mid-turn', async () => {

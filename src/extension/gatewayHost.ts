@@ -1,0 +1,101 @@
+import * as vscode from 'vscode';
+import { HttpGateway, newGatewaySecret } from '../core/gateway/httpGateway';
+import { RouterGateway, type GatewaySelection } from '../core/gateway/routerGateway';
+import type { RouterService } from './routerService';
+import type { SelectionService } from './selectionService';
+import type { UsageLearning } from './usageLearning';
+
+/**
+ * The router's one surface for agent mode and other clients in VS Code: the gateway, served by the
+ * extension host itself over streamable HTTP on 127.0.0.1, and offered to VS Code through the MCP server
+ * definition provider. It routes through the same router, selection engine, quarantine and use memory as
+ * `@router`, Call Tool and the panel, so each configured server runs once and nothing is written to disk:
+ * the bearer secret is made at activation and lives only in memory (and in the definition VS Code holds).
+ *
+ * Why the gateway and not language-model tools: VS Code's MCP support already gives the user what an
+ * agent's tools need (enable per tool, trust, confirmations before calls of tools not marked read-only,
+ * elicitation), the same gateway serves every other MCP client unchanged, and a second implementation
+ * of search and call had already drifted from it.
+ */
+
+export const GATEWAY_PROVIDER_ID = 'toolRouter.gateway';
+export const GATEWAY_LABEL = 'MCP Tool Router';
+
+export class GatewayHost implements vscode.Disposable {
+  private readonly secret = newGatewaySecret();
+  private http: HttpGateway | undefined;
+  private starting: Promise<URL> | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly service: RouterService,
+    private readonly selection: SelectionService,
+    private readonly learning?: UsageLearning,
+    version = 'dev',
+  ) {
+    const changed = new vscode.EventEmitter<void>();
+    this.disposables.push(
+      changed,
+      vscode.lm.registerMcpServerDefinitionProvider(GATEWAY_PROVIDER_ID, {
+        onDidChangeMcpServerDefinitions: changed.event,
+        provideMcpServerDefinitions: async () => {
+          try {
+            const url = await this.start();
+            // Tools change through tools/list_changed; the version is the extension's, so an update refreshes VS Code's cache.
+            return [new vscode.McpHttpServerDefinition(GATEWAY_LABEL, vscode.Uri.parse(url.href), { Authorization: `Bearer ${this.secret}` }, version)];
+          } catch (error) {
+            this.service.log.error(`The router gateway could not start: ${error instanceof Error ? error.message : String(error)}`);
+            return [];
+          }
+        },
+      }),
+    );
+  }
+
+  /** Starts the gateway once (a free loopback port); resolves with its URL. */
+  start(): Promise<URL> {
+    this.starting ??= (async () => {
+      await this.selection.getEngine();
+      // Read at each use: a settings change rebuilds the engine, and open sessions follow it.
+      const selection = this.selection;
+      const live: GatewaySelection = {
+        get selector() {
+          return selection.current().selector;
+        },
+        get index() {
+          return selection.current().index;
+        },
+        quarantine: () => selection.quarantinedTools(),
+      };
+      this.http = new HttpGateway({
+        token: this.secret,
+        createGateway: () =>
+          new RouterGateway(this.service.router, live, {
+            dynamicSubset: true,
+            // SelectionService keeps the catalogue in step for every client.
+            syncCatalogue: false,
+            serverInfo: { name: 'mcp-tool-router', version: 'vscode' },
+            log: (m) => this.service.log.info(`gateway: ${m}`),
+            ...(this.learning ? { onSearch: (q: string, tools: readonly string[]) => this.learning!.noteSearch(q, tools), onCall: (name: string) => this.learning!.noteAgentCall(name) } : {}),
+          }),
+        log: (m) => this.service.log.info(m),
+      });
+      return this.http.start();
+    })();
+    return this.starting;
+  }
+
+  /** For the extension-host tests, which connect as another client would: the URL and the secret. */
+  async connection(): Promise<{ url: URL; secret: string }> {
+    return { url: await this.start(), secret: this.secret };
+  }
+
+  get sessionCount(): number {
+    return this.http?.sessionCount ?? 0;
+  }
+
+  dispose(): void {
+    void this.http?.close();
+    this.disposables.forEach((d) => d.dispose());
+  }
+}
