@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { argumentsForConfirmation } from '../core/chat/callApproval';
 import { FIND_TOOLS_RESULTS, runChatTurn, type CallConfirmation, type ChatMessage, type ChatModel, type ChatToolDefinition, type TurnResult, type TurnSearch } from '../core/chat/chatTurn';
 import { searchHits } from '../core/chat/toolSearch';
 import type { CostMonitor } from '../core/guards/costMonitor';
-import type { LoopDetector } from '../core/guards/loopDetector';
+import { ChatSessions, chatIdFromHistory } from '../core/chat/chatSessions';
+import type { LoopDetectorOptions, LoopTurnHistory } from '../core/guards/loopDetector';
 import type { DestructivePolicy, Selection } from '../core/selection/selectionTypes';
 import type { RouterService } from './routerService';
 import type { SelectionService } from './selectionService';
@@ -22,9 +24,19 @@ export const PARTICIPANT_ID = 'toolRouter.router';
 const SHORT_DESCRIPTIONS_ABOVE = 60;
 const SHORT_DESCRIPTION_CHARS = 200;
 
+/**
+ * Finished turns kept for the panel, across chats: enough to scroll back through a working session, and a
+ * bound, so a long-running window does not grow without end.
+ */
+export const MAX_HISTORY_TURNS = 200;
+
 /** One finished turn, as the panel and tests see it. */
 export interface TurnRecord {
+  /** Numbered across all chats, for the panel. */
   readonly turn: number;
+  /** The chat conversation it belongs to, and its number within that chat. */
+  readonly chatId: string;
+  readonly chatTurn: number;
   readonly prompt: string;
   readonly selection: Selection;
   readonly result: TurnResult;
@@ -38,26 +50,39 @@ export class RouterParticipant implements vscode.Disposable {
   readonly onDidFinishTurn = this.turnFinished.event;
   readonly history: TurnRecord[] = [];
 
+  /** Each chat conversation's sticky tools, loop detector and turn count. */
+  readonly chats: ChatSessions;
+
   constructor(
     private readonly service: RouterService,
     private readonly selection: SelectionService,
     readonly cost: CostMonitor,
-    readonly loops: LoopDetector,
+    /** The loop detector's settings, read when a chat starts. */
+    loopOptions: () => LoopDetectorOptions,
     /** Learning from use: each turn's prompt, offered tools and called tools are recorded (when on). */
     private readonly learning?: UsageLearning,
-  ) {}
+  ) {
+    this.chats = new ChatSessions({ loopOptions });
+  }
+
+  /** The loop history of the chat that ran last (what the panel shows). */
+  loopHistory(): LoopTurnHistory[] {
+    return this.chats.latest?.loops.history() ?? [];
+  }
 
   readonly handler: vscode.ChatRequestHandler = async (request, context, stream, token) => {
+    const chat = this.chats.get(chatIdFromHistory(context.history, PARTICIPANT_ID, () => randomUUID()));
+    const chatTurn = ++chat.turns;
     const turn = ++this.turnCounter;
     const controller = new AbortController();
     token.onCancellationRequested(() => controller.abort());
     if (this.cost.isPaused()) {
       stream.markdown(this.cost.pausedReason?.message ?? vscode.l10n.t('The router is paused. Run "Tool Router: Resume" to continue.'));
-      return { metadata: { paused: true } };
+      return { metadata: { chatId: chat.id, paused: true } };
     }
     const pinned = request.toolReferences.map((r) => r.name).filter((name) => this.service.router.getTool(name) !== undefined);
     stream.progress(vscode.l10n.t('Selecting tools…'));
-    const selection = await this.selection.select(request.prompt, { turn, pinned, signal: controller.signal });
+    const selection = await this.selection.select(request.prompt, { turn: chatTurn, pinned, sticky: chat.sticky, signal: controller.signal });
     const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     const policy = destructivePolicySetting(config.get<unknown>('selection.allowDestructiveTools'));
     const router = this.service.router;
@@ -68,9 +93,9 @@ export class RouterParticipant implements vscode.Disposable {
       tools: this.toolDefinitions(selection.tools.map((t) => t.name)),
       model: vscodeModel(request.model, token),
       router,
-      loops: this.loops,
+      loops: chat.loops,
       cost: this.cost,
-      turn,
+      turn: chatTurn,
       maxSteps: config.get<number>('chat.maxSteps', SETTING_DEFAULTS['chat.maxSteps']),
       cap: config.get<number>('selection.cap', SETTING_DEFAULTS['selection.cap']),
       signal: controller.signal,
@@ -87,13 +112,14 @@ export class RouterParticipant implements vscode.Disposable {
     for (const f of result.found) this.service.log.info(`Turn ${turn}: found "${f.name}" with "${f.query}"${f.offered ? (f.replaced ? ` (offered in place of ${f.replaced})` : ' (offered)') : ' (not offered: the cap is full)'}.`);
     // Sticky tools are the ones that ran: not refused loops, nor destructive calls that were declined or refused.
     const called = [...new Set(result.calls.filter((c) => (c.envelope.ok || c.envelope.error.type !== 'LOOP_DETECTED') && (c.confirmation === undefined || c.confirmation === 'confirmed')).map((c) => c.call.name))];
-    (await this.selection.getEngine()).selector.sticky.record(turn, called);
+    chat.sticky.record(chatTurn, called);
     this.learning?.recordTurn(request.prompt, selection.tools.map((t) => t.name), result.calls.map((c) => c.call.name));
     stream.markdown(result.answer);
-    const record: TurnRecord = { turn, prompt: request.prompt, selection, result, at: Date.now() };
+    const record: TurnRecord = { turn, chatId: chat.id, chatTurn, prompt: request.prompt, selection, result, at: Date.now() };
     this.history.push(record);
+    if (this.history.length > MAX_HISTORY_TURNS) this.history.splice(0, this.history.length - MAX_HISTORY_TURNS);
     this.turnFinished.fire(record);
-    return { metadata: { turn, tools: selection.tools.map((t) => t.name), calls: called, paused: result.paused } };
+    return { metadata: { chatId: chat.id, turn, chatTurn, tools: selection.tools.map((t) => t.name), calls: called, paused: result.paused } };
   };
 
   dispose(): void {

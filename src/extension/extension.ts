@@ -3,7 +3,6 @@ import { argumentDiagnostics, callToolCommand, ResultDocuments, RESULT_SCHEME, t
 import { RouterService } from './routerService';
 import { disableServer, listServers, refreshTools, restartServer, ServerTreeProvider, showServerLog } from './serverCommands';
 import { CostMonitor, type CostLimits } from '../core/guards/costMonitor';
-import { LoopDetector } from '../core/guards/loopDetector';
 import { GatewayHost } from './gatewayHost';
 import { PARTICIPANT_ID, RouterParticipant } from './chatParticipant';
 import { RouterPanel } from './routerPanel';
@@ -46,9 +45,10 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
   const selection = new SelectionService(context, service, learning.memory);
   const tree = new ServerTreeProvider(service, () => selection.toolFlags());
   const cost = new CostMonitor(costLimits());
-  const loops = new LoopDetector({ perTool: vscode.workspace.getConfiguration(SETTINGS_SECTION).get('loops.perTool', SETTING_DEFAULTS['loops.perTool']) });
-  const participant = new RouterParticipant(service, selection, cost, loops, learning);
-  const panel = new RouterPanel(context.extensionUri, service, selection, participant, cost, loops);
+  // Read when each chat starts, so a change of loops.perTool applies from the next chat on.
+  const loopOptions = () => ({ perTool: vscode.workspace.getConfiguration(SETTINGS_SECTION).get('loops.perTool', SETTING_DEFAULTS['loops.perTool']) });
+  const participant = new RouterParticipant(service, selection, cost, loopOptions, learning);
+  const panel = new RouterPanel(context.extensionUri, service, selection, participant, cost);
   const gateway = new GatewayHost(service, selection, learning, String(context.extension.packageJSON.version ?? 'dev'));
   const chat = vscode.chat.createChatParticipant(PARTICIPANT_ID, participant.handler);
   chat.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.png');

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { CostMonitor } from '../core/guards/costMonitor';
-import type { LoopDetector } from '../core/guards/loopDetector';
 import {
   coalesce,
   describeRejected,
@@ -56,7 +55,6 @@ export class RouterPanel implements vscode.WebviewViewProvider, vscode.Disposabl
     private readonly selection: SelectionService,
     private readonly participant: RouterParticipant,
     private readonly cost: CostMonitor,
-    private readonly loops: LoopDetector,
   ) {
     const offStatus = service.router.onDidChangeServerStatus(() => this.queueServers());
     const offTools = service.router.onDidChangeTools(() => this.queueServers());
@@ -64,7 +62,7 @@ export class RouterPanel implements vscode.WebviewViewProvider, vscode.Disposabl
       { dispose: offStatus },
       { dispose: offTools },
       participant.onDidFinishTurn((record) => {
-        this.post({ type: 'turnAdded', turn: turnView(record), loops: this.loops.history() });
+        this.post({ type: 'turnAdded', turn: turnView(record), loops: this.participant.loopHistory() });
         this.queueCost(true);
         this.queueServers();
       }),
@@ -158,7 +156,7 @@ export class RouterPanel implements vscode.WebviewViewProvider, vscode.Disposabl
       turns: history.slice(-PANEL_STATE_TURNS).map(turnView),
       turnNumbers: history.map((r) => r.turn),
       cost,
-      loops: this.loops.history(),
+      loops: this.participant.loopHistory(),
       servers,
       descriptions: this.descriptions(),
     };

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { KeywordConfig, KeywordRoute } from '../core/selection/keywordStage';
 import { createSelectionEngine, type EmbeddingProvider, type EmbeddingSettings, type SelectionEngine } from '../core/selection/selectionEngine';
 import { DEFAULT_DESTRUCTIVE_POLICY, destructivePolicyFrom, type Selection } from '../core/selection/selectionTypes';
-import type { SelectionOptions } from '../core/selection/toolSelector';
+import type { SelectionOptions, SelectionRequest } from '../core/selection/toolSelector';
 import { inspectExposedTools, quarantineOf, type ToolFlag } from '../core/security/toolPoisoning';
 import type { RoutedTool } from '../core/toolRouter';
 import type { UsageMemory } from '../core/learning/usageMemory';
@@ -67,7 +67,7 @@ export class SelectionService implements vscode.Disposable {
     return this.latest;
   }
 
-  async select(prompt: string, options: { turn?: number; pinned?: readonly string[]; signal?: AbortSignal } = {}): Promise<Selection> {
+  async select(prompt: string, options: Omit<SelectionRequest, 'prompt'> = {}): Promise<Selection> {
     const engine = await this.getEngine();
     return engine.selector.select({ prompt, ...options });
   }

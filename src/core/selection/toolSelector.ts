@@ -171,6 +171,8 @@ export interface SelectionRequest {
   readonly turn?: number;
   /** Tools named by the prompt file or `#` references: they bypass the selectors. */
   readonly pinned?: readonly string[];
+  /** The chat's own sticky tools (each chat keeps its own); the selector's window when absent. */
+  readonly sticky?: StickyWindow;
   readonly signal?: AbortSignal;
 }
 
@@ -282,7 +284,7 @@ export class ToolSelector {
       methodNote = `${pinned.length} tool(s) pinned by the prompt file or # references; the selectors did not run`;
       for (const name of pinned) add(name, 'required', 1, 'pinned by the prompt file or a # reference');
     } else {
-      for (const s of this.sticky.get(request.turn ?? 0, this.isCore)) {
+      for (const s of (request.sticky ?? this.sticky).get(request.turn ?? 0, this.isCore)) {
         if (byName.has(s.name)) add(s.name, `sticky:${s.turn}`, 1, `called ${(request.turn ?? 0) - s.turn} turn(s) ago`);
       }
       const keywordPicks = time('keyword', () => this.keyword.match(request.prompt, this.tools.map((t) => t.name)));

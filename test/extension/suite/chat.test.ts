@@ -60,10 +60,15 @@ async function apis(): Promise<{ router: ToolRouterApi; fake: FakeModelApi; mode
   return { router: api, fake, model };
 }
 
-async function ask(api: ToolRouterApi, model: vscode.LanguageModelChat, prompt: string): Promise<{ stream: RecordingStream; result: vscode.ChatResult }> {
+/**
+ * One turn of a chat. `previous` continues the chat of an earlier answer: VS Code hands a participant its
+ * earlier turns' results in the history, which is how the router tells one chat from another.
+ */
+async function ask(api: ToolRouterApi, model: vscode.LanguageModelChat, prompt: string, previous?: vscode.ChatResult): Promise<{ stream: RecordingStream; result: vscode.ChatResult }> {
   const stream = new RecordingStream();
   const request = { prompt, model, toolReferences: [], references: [], command: undefined, id: `req-${Date.now()}` } as unknown as vscode.ChatRequest;
-  const context = { history: [] } as unknown as vscode.ChatContext;
+  const history = previous ? [{ participant: 'toolRouter.router', result: previous, response: [] }] : [];
+  const context = { history } as unknown as vscode.ChatContext;
   const token = new vscode.CancellationTokenSource().token;
   const result = (await api.participant.handler(request, context, stream as unknown as vscode.ChatResponseStream, token)) as vscode.ChatResult;
   return { stream, result };
@@ -85,7 +90,7 @@ describe('@router chat participant (with a fake scripted model)', function () {
     assert.deepEqual((result.metadata as { calls: string[] }).calls, ['everything_echo']);
 
     fake.setScript([{ text: 'ok' }]);
-    await ask(router, model, 'what is the weather like on mars');
+    await ask(router, model, 'what is the weather like on mars', result);
     assert.ok(fake.requests[0]!.tools.includes('everything_echo'), 'the tool used last turn is sticky');
 
     // Learning from use: the turn was recorded on this machine with the tool the model called, and the
@@ -99,6 +104,37 @@ describe('@router chat participant (with a fake scripted model)', function () {
     assert.ok(replay && replay.alone.turns >= 1, `replay ran over the recorded turns: ${JSON.stringify(replay?.alone)}`);
     await vscode.commands.executeCommand('toolRouter.clearUsageMemory');
     assert.equal(router.learning.memory.size, 0, 'cleared');
+  });
+
+  it('keeps sticky tools and loop counts per chat, through a rebuild of the selection engine', async () => {
+    const { router, fake, model } = await apis();
+    const echo = { toolCalls: [{ name: 'everything_echo', input: { message: 'chat A' } }] };
+    fake.setScript([echo, echo, { text: 'A done' }]);
+    const a1 = await ask(router, model, 'please echo chat A back to me twice');
+    fake.setScript([{ text: 'B done' }]);
+    const b1 = await ask(router, model, 'what is the weather like on mars');
+    const idA = (a1.result.metadata as { chatId: string }).chatId;
+    const idB = (b1.result.metadata as { chatId: string }).chatId;
+    assert.notEqual(idA, idB);
+    // Loop counts: A's two calls are A's alone.
+    const callsIn = (id: string): number => router.participant.chats.peek(id)!.loops.history().reduce((n, t) => n + t.calls.length, 0);
+    assert.equal(callsIn(idA), 2);
+    assert.equal(callsIn(idB), 0);
+    // A settings change rebuilds the selection engine; the chats keep their sticky tools.
+    const config = vscode.workspace.getConfiguration('toolRouter');
+    try {
+      await config.update('selection.depth', 0.75, vscode.ConfigurationTarget.Workspace);
+      await new Promise((r) => setTimeout(r, 500));
+      fake.setScript([{ text: 'A again' }]);
+      const a2 = await ask(router, model, 'what is the weather like on mars', a1.result);
+      assert.equal((a2.result.metadata as { chatId: string }).chatId, idA);
+      assert.ok(fake.requests[0]!.tools.includes('everything_echo'), 'chat A keeps its sticky tool');
+      fake.setScript([{ text: 'B again' }]);
+      await ask(router, model, 'what is the weather like on mars', b1.result);
+      assert.ok(!fake.requests[0]!.tools.includes('everything_echo'), `chat B never called it: ${fake.requests[0]!.tools.join(', ')}`);
+    } finally {
+      await config.update('selection.depth', undefined, vscode.ConfigurationTarget.Workspace);
+    }
   });
 
   it('stops a loop and tells the model what to do instead', async () => {
