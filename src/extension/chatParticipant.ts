@@ -107,6 +107,7 @@ export class RouterParticipant implements vscode.Disposable {
         onProgress: (m) => stream.progress(m),
         onToolStart: (call) => stream.progress(vscode.l10n.t('Calling {0}…', call.name)),
         onWarning: (w) => this.service.log.warn(`Turn ${turn}: ${w.kind}: ${'message' in w ? w.message : w.phrase}`),
+        onText: (text) => stream.markdown(text),
       },
     });
     for (const f of result.found) this.service.log.info(`Turn ${turn}: found "${f.name}" with "${f.query}"${f.offered ? (f.replaced ? ` (offered in place of ${f.replaced})` : ' (offered)') : ' (not offered: the cap is full)'}.`);
@@ -114,7 +115,7 @@ export class RouterParticipant implements vscode.Disposable {
     const called = [...new Set(result.calls.filter((c) => (c.envelope.ok || c.envelope.error.type !== 'LOOP_DETECTED') && (c.confirmation === undefined || c.confirmation === 'confirmed')).map((c) => c.call.name))];
     chat.sticky.record(chatTurn, called);
     this.learning?.recordTurn(request.prompt, selection.tools.map((t) => t.name), result.calls.map((c) => c.call.name));
-    stream.markdown(result.answer);
+    if (!result.streamed) stream.markdown(result.answer);
     const record: TurnRecord = { turn, chatId: chat.id, chatTurn, prompt: request.prompt, selection, result, at: Date.now() };
     this.history.push(record);
     if (this.history.length > MAX_HISTORY_TURNS) this.history.splice(0, this.history.length - MAX_HISTORY_TURNS);
@@ -207,7 +208,10 @@ export function vscodeModel(model: vscode.LanguageModelChat, token: vscode.Cance
       let text = '';
       const toolCalls: Array<{ callId: string; name: string; input: unknown }> = [];
       for await (const part of response.stream) {
-        if (part instanceof vscode.LanguageModelTextPart) text += part.value;
+        if (part instanceof vscode.LanguageModelTextPart) {
+          text += part.value;
+          options.onText?.(part.value);
+        }
         else if (part instanceof vscode.LanguageModelToolCallPart) toolCalls.push({ callId: part.callId, name: part.name, input: part.input });
       }
       return { text, toolCalls };

@@ -5,6 +5,7 @@ import { loopDetectedEnvelope, resultFactsFor, type LoopDetector } from '../guar
 import { DEFAULT_DESTRUCTIVE_POLICY, type DestructivePolicy, type Selection } from '../selection/selectionTypes';
 import { DEFAULT_CAP } from '../selection/toolSelector';
 import { declinedMessage, destructiveApproval, refusedByPolicyMessage } from './callApproval';
+import { AnswerStream } from './answerStream';
 import { OfferedTools } from './offeredTools';
 import type { SearchHit } from './toolSearch';
 
@@ -42,7 +43,8 @@ export interface ModelResponse {
 
 /** The language-model seam: VS Code's `request.model` in the extension, a scripted fake in tests. */
 export interface ChatModel {
-  send(messages: readonly ChatMessage[], tools: readonly ChatToolDefinition[], options: { readonly toolMode: 'auto' | 'required'; readonly signal?: AbortSignal }): Promise<ModelResponse>;
+  /** `onText`, when given, receives the answer's text as the model writes it (the response still holds all of it). */
+  send(messages: readonly ChatMessage[], tools: readonly ChatToolDefinition[], options: { readonly toolMode: 'auto' | 'required'; readonly signal?: AbortSignal; readonly onText?: (delta: string) => void }): Promise<ModelResponse>;
   /** The model's own count where it has one; the caller falls back to chars / 4. */
   countTokens?(text: string): Promise<number>;
 }
@@ -63,6 +65,11 @@ export interface TurnEvents {
   onToolStart?(call: ChatToolCall): void;
   onToolEnd?(call: ChatToolCall, envelope: CallEnvelope): void;
   onWarning?(warning: TurnWarning): void;
+  /**
+   * The answer as it is written (AnswerStream: a sentence that may claim an unperformed action waits for
+   * the guard). With it, everything the user should read arrives here, and `TurnResult.streamed` is true.
+   */
+  onText?(text: string): void;
 }
 
 export interface TurnCall {
@@ -117,6 +124,8 @@ export interface TurnResult {
   readonly paused: boolean;
   /** Tools found with the search tool (empty without a {@link TurnSearch}). */
   readonly found: readonly FoundTool[];
+  /** The answer already reached the user through `events.onText`; do not show it again. */
+  readonly streamed: boolean;
 }
 
 /** At most 8 model steps (calls and answers) per turn: enough for look-up-then-act chains, and a bound on a runaway turn's cost. */
@@ -185,8 +194,16 @@ export async function runChatTurn(options: ChatTurnOptions): Promise<TurnResult>
     warnings.push(w);
     events?.onWarning?.(w);
   };
-  const done = (answer: string, paused = false): TurnResult => ({ answer, calls, warnings, usage, paused, found });
-  if (cost.isPaused()) return done(cost.pausedReason?.message ?? 'The router is paused.', true);
+  const stream = events?.onText ? new AnswerStream((text) => events.onText!(text)) : undefined;
+  /** Ends the turn; `notice` is text the router itself adds to what the user has read (streamed at once). */
+  const done = (answer: string, paused = false, notice?: string): TurnResult => {
+    if (notice !== undefined) stream?.say(notice);
+    return { answer, calls, warnings, usage, paused, found, streamed: stream?.started ?? false };
+  };
+  if (cost.isPaused()) {
+    const message = cost.pausedReason?.message ?? 'The router is paused.';
+    return done(message, true, message);
+  }
   loops.startTurn(options.turn);
   const guard = new HallucinationGuardTurn();
   const messages: ChatMessage[] = [...truncateHistory(options.history), { role: 'user', text: options.prompt }];
@@ -215,7 +232,15 @@ export async function runChatTurn(options: ChatTurnOptions): Promise<TurnResult>
       const tools = [...offered.definitions, ...(options.search ? [FIND_TOOLS_DEFINITION] : [])];
       definitions = { version: offered.version, tools, tokens: await count(JSON.stringify(tools)), blame: tools.map((t) => ({ name: t.name, tokens: estimateTokens(JSON.stringify(t)), part: 'definition' as const })) };
     }
-    const response = await model.send(messages, definitions.tools, { toolMode, ...(options.signal ? { signal: options.signal } : {}) });
+    stream?.beginStep();
+    let deltas = 0;
+    const response = await model.send(messages, definitions.tools, {
+      toolMode,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(stream ? { onText: (delta: string) => (deltas++, stream.write(delta)) } : {}),
+    });
+    // A model that does not stream still has its text shown, through the same guard.
+    if (stream && deltas === 0) stream.write(response.text);
     const promptTokens = (await count(messages.map(messageText).join('\n'))) + definitions.tokens;
     const completionTokens = await count(response.text + JSON.stringify(response.toolCalls.map((c) => c.input)));
     usage.promptTokens += promptTokens;
@@ -228,24 +253,31 @@ export async function runChatTurn(options: ChatTurnOptions): Promise<TurnResult>
     if (recorded.pausedNow) {
       const message = cost.pausedReason?.message ?? 'The router paused: the token budget was reached.';
       warn({ kind: 'cost', message });
-      return done(`${response.text ? `${response.text}\n\n` : ''}${message}`, true);
+      stream?.endStep(true);
+      return done(`${response.text ? `${response.text}\n\n` : ''}${message}`, true, message);
     }
 
     if (response.toolCalls.length === 0) {
       const decision = guard.afterAttempt({ toolCallsMade: calls.length, answer: response.text, toolsOffered: offered.definitions.length });
       if (decision.action === 'retry-with-required-tools') {
         warn({ kind: 'hallucination', phrase: decision.claim?.phrase ?? '', outcome: 'retried' });
+        stream?.endStep(false);
         events?.onProgress?.('The answer claimed an action no tool performed; asking the model again with tools required.');
         toolMode = 'required';
         continue;
       }
       if (decision.action === 'replace-with-honest-answer') {
         warn({ kind: 'hallucination', phrase: decision.claim?.phrase ?? '', outcome: 'replaced' });
-        return done(decision.honestAnswer ?? "I wasn't able to complete this action.");
+        stream?.endStep(false);
+        const honest = decision.honestAnswer ?? "I wasn't able to complete this action.";
+        return done(honest, false, honest);
       }
+      stream?.endStep(true);
       return done(response.text);
     }
 
+    // A step that calls tools backs what it says; its held text goes out.
+    stream?.endStep(true);
     toolMode = 'auto';
     messages.push({ role: 'assistant', text: response.text, toolCalls: response.toolCalls });
     for (const call of response.toolCalls) {
@@ -278,6 +310,8 @@ export async function runChatTurn(options: ChatTurnOptions): Promise<TurnResult>
         }
         events?.onToolEnd?.(call, envelope);
         calls.push({ call, envelope, ...(confirmation ? { confirmation } : {}) });
+        // The guard accepts any turn with a call in it (decideAfterTurn), so nothing more needs holding.
+        stream?.stopGuarding();
         resultText = envelopeText(envelope);
       }
       cost.record({ promptTokens: 0, completionTokens: 0, tools: [{ name: call.name, tokens: estimateTokens(resultText), part: 'result' }] });
@@ -286,7 +320,7 @@ export async function runChatTurn(options: ChatTurnOptions): Promise<TurnResult>
   }
   const message = `I stopped after ${maxSteps} steps without a final answer (toolRouter.chat.maxSteps). Ask me to continue if there is more to do.`;
   warn({ kind: 'steps', message });
-  return done(message);
+  return done(message, false, message);
 }
 
 type GateVerdict = { readonly run: true; readonly confirmation?: 'confirmed' } | { readonly run: false; readonly confirmation: 'declined' | 'refused'; readonly message: string };

@@ -9,11 +9,23 @@ import type { ChatMessage, ChatModel, ChatToolDefinition, ModelResponse, ToolCal
 export class ScriptedFakeModel implements ChatModel {
   readonly requests: Array<{ tools: string[]; toolMode: string; messages: readonly ChatMessage[] }> = [];
   constructor(private readonly script: Array<ModelResponse | ((messages: readonly ChatMessage[]) => ModelResponse)>) {}
-  async send(messages: readonly ChatMessage[], tools: readonly ChatToolDefinition[], options: { toolMode: 'auto' | 'required' }): Promise<ModelResponse> {
+  /**
+   * A step given with `parts` is written piece by piece through `onText`, as a streaming model writes
+   * (each piece after a pause of one event-loop turn); `text` is then the pieces joined.
+   */
+  async send(messages: readonly ChatMessage[], tools: readonly ChatToolDefinition[], options: { toolMode: 'auto' | 'required'; onText?: (delta: string) => void }): Promise<ModelResponse> {
     this.requests.push({ tools: tools.map((t) => t.name), toolMode: options.toolMode, messages: [...messages] });
     const next = this.script.shift();
     if (!next) throw new Error('the script ran out');
-    return typeof next === 'function' ? next(messages) : next;
+    const response = typeof next === 'function' ? next(messages) : next;
+    const parts = (response as { parts?: string[] }).parts;
+    if (parts && options.onText) {
+      for (const part of parts) {
+        await new Promise((resolve) => setImmediate(resolve));
+        options.onText(part);
+      }
+    }
+    return parts ? { ...response, text: parts.join('') } : response;
   }
 }
 
