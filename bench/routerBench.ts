@@ -4,11 +4,20 @@
  * Both sides call server-everything's `echo` over stdio, each through its own server process. Calls are
  * interleaved (direct, router, direct, router, …) so machine noise hits both sides alike. Then 100 calls
  * at once go through the router, in rounds, to measure throughput and check that no call is lost.
- * The last line is JSON: {"p50_ratio", "p95_ratio", "calls_per_s", "lost"}.
+ * A third side calls the same echo through the HTTP gateway (the router's own streamable HTTP server on
+ * 127.0.0.1, with its bearer token, as VS Code's agent mode and other clients reach it), with the SDK's
+ * HTTP client, interleaved with the direct calls in the same way.
+ * The last line is JSON: {"p50_ratio", "p95_ratio", "gateway_p50_ratio", "gateway_p95_ratio", "calls_per_s", "lost"}.
  */
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { HttpGateway, newGatewaySecret } from '../src/core/gateway/httpGateway';
+import { CALL_TOOL_NAME, RouterGateway } from '../src/core/gateway/routerGateway';
+import { LexicalRanker } from '../src/core/selection/lexicalRanker';
+import { rankableFor } from '../src/core/selection/toolIndex';
+import { DEFAULT_SELECTION_OPTIONS, ToolSelector } from '../src/core/selection/toolSelector';
 import { parseMcpConfig } from '../src/core/config/mcpConfigParser';
 import { percentile } from '../src/core/callStatistics';
 import { ToolRouter } from '../src/core/toolRouter';
@@ -34,6 +43,14 @@ async function main(): Promise<void> {
   await router.whenSettled(30_000);
   if (!router.getTool('everything_echo')) throw new Error('server-everything did not start under the router');
 
+  // The gateway over the same router; selection plays no part in a call, so a keyword selector will do.
+  const selector = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS }, { createLexical: (tools) => new LexicalRanker(tools.map(rankableFor)) });
+  const secret = newGatewaySecret();
+  const http = new HttpGateway({ token: secret, createGateway: () => new RouterGateway(router, { selector }), rateBurst: 1e9, ratePerSecond: 1e9 });
+  const url = await http.start();
+  const viaGateway = new Client({ name: 'bench-gateway', version: '1.0.0' });
+  await viaGateway.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${secret}` } } }));
+
   const callDirect = async (message: string): Promise<string> => {
     const r = (await direct.callTool({ name: 'echo', arguments: { message } })) as { content: Array<{ text?: string }> };
     return r.content[0]?.text ?? '';
@@ -43,17 +60,25 @@ async function main(): Promise<void> {
     return r.ok ? String(r.content[0]?.['text'] ?? '') : `error: ${r.error.message}`;
   };
 
+  const callGateway = async (message: string): Promise<string> => {
+    const r = (await viaGateway.callTool({ name: CALL_TOOL_NAME, arguments: { name: 'everything_echo', arguments: { message } } })) as { content: Array<{ text?: string }> };
+    const envelope = JSON.parse(r.content[0]?.text ?? '{}') as { content?: Array<{ text?: string }> };
+    return envelope.content?.[0]?.text ?? '';
+  };
+
   for (let i = 0; i < WARMUP_CALLS; i++) {
     await callDirect(`w${i}`);
     await callRouter(`w${i}`);
+    await callGateway(`w${i}`);
   }
 
   const directMs: number[] = [];
   const routerMs: number[] = [];
+  const gatewayMs: number[] = [];
   for (let i = 0; i < MEASURED_CALLS; i++) {
-    // Alternate which side goes first so neither always benefits from a warm cache.
-    const order: Array<[() => Promise<string>, number[]]> = [[() => callDirect(`m${i}`), directMs], [() => callRouter(`m${i}`), routerMs]];
-    if (i % 2 === 1) order.reverse();
+    // Rotate which side goes first so none always benefits from a warm cache.
+    const order: Array<[() => Promise<string>, number[]]> = [[() => callDirect(`m${i}`), directMs], [() => callRouter(`m${i}`), routerMs], [() => callGateway(`m${i}`), gatewayMs]];
+    for (let k = 0; k < i % 3; k++) order.push(order.shift()!);
     for (const [fn, sink] of order) {
       const t0 = performance.now();
       await fn();
@@ -67,6 +92,9 @@ async function main(): Promise<void> {
   console.log(`  direct SDK client   p50 ${d.p50.toFixed(3)} ms   p95 ${d.p95.toFixed(3)} ms`);
   console.log(`  through the router  p50 ${r.p50.toFixed(3)} ms   p95 ${r.p95.toFixed(3)} ms`);
   console.log(`  ratio               p50 ${(r.p50 / d.p50).toFixed(3)}      p95 ${(r.p95 / d.p95).toFixed(3)}`);
+  const g = { p50: percentile(gatewayMs, 50), p95: percentile(gatewayMs, 95) };
+  console.log(`  through the HTTP gateway (client → HTTP → router → stdio)   p50 ${g.p50.toFixed(3)} ms   p95 ${g.p95.toFixed(3)} ms`);
+  console.log(`  ratio to direct     p50 ${(g.p50 / d.p50).toFixed(3)}      p95 ${(g.p95 / d.p95).toFixed(3)}`);
 
   const throughput = async (call: (m: string) => Promise<string>): Promise<{ perSecond: number; lost: number }> => {
     let lost = 0;
@@ -88,11 +116,15 @@ async function main(): Promise<void> {
   console.log(`  through the router  ${routerThroughput.perSecond.toFixed(0)} calls/s   lost ${routerThroughput.lost}   (ratio ${(routerThroughput.perSecond / directThroughput.perSecond).toFixed(3)})`);
 
   await direct.close();
+  await viaGateway.close();
+  await http.close();
   await router.dispose();
   console.log(
     JSON.stringify({
       p50_ratio: round3(r.p50 / d.p50),
       p95_ratio: round3(r.p95 / d.p95),
+      gateway_p50_ratio: round3(g.p50 / d.p50),
+      gateway_p95_ratio: round3(g.p95 / d.p95),
       calls_per_s: Math.round(routerThroughput.perSecond),
       lost: routerThroughput.lost,
     }),

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { EXIT_CODES, exitCodeFor, type CallEnvelope } from '../core/callEnvelope';
 import { loadMcpConfigFile, type InputDefinition } from '../core/config/mcpConfigParser';
@@ -12,6 +12,7 @@ import { catalogueFromFile, parseProvider, runEval, runSelect, type SelectCliOpt
 import { runReplay, type ReplayCliOptions } from './replayCommand';
 import { runServe, type HttpServeOptions } from './serveCommand';
 import { isLoopbackHost } from '../core/gateway/httpGateway';
+import { routerConfigBeside } from '../core/config/takeOver';
 
 /**
  * `mcp-tool-router`: the core, outside VS Code.
@@ -35,7 +36,8 @@ const USAGE = `Usage:
   mcp-tool-router replay  --records tool-usage.jsonl (--config FILE | --tools tools.jsonl) [--no-memory] [--json]
 
 Options:
-  --config FILE      mcp.json (VS Code) or Claude Desktop config; may be repeated
+  --config FILE      mcp.json (VS Code) or Claude Desktop config; may be repeated. Beside an mcp.json,
+                     the router's own mcp-tool-router.json (servers taken over from VS Code) is read too
   --workspace DIR    value of \${workspaceFolder} (default: the current directory)
   --input ID=VALUE   value of \${input:ID}; also read from MCP_TOOL_ROUTER_INPUT_<ID>
   --wait MS          how long to wait for servers to start (default 60000)
@@ -249,7 +251,13 @@ async function loadServers(opts: CliOptions): Promise<{ servers: ServerDefinitio
   if (opts.configs.length === 0) throw new UsageError('--config FILE is required.');
   const servers: ServerDefinition[] = [];
   const issues: ConfigIssue[] = [];
-  for (const file of opts.configs) {
+  // Servers taken over from VS Code live in the router's own file beside its mcp.json: read it first, as the extension does.
+  const files = opts.configs.flatMap((file) => {
+    const beside = routerConfigBeside(path.resolve(file));
+    const own = path.basename(file) === 'mcp.json' && existsSync(beside) && !opts.configs.some((c) => path.resolve(c) === beside);
+    return own ? [beside, file] : [file];
+  });
+  for (const file of files) {
     const parsed = await loadMcpConfigFile(path.resolve(file), {
       workspaceFolder: opts.workspace,
       resolveInput: async (input) => opts.inputs.get(input.id) ?? process.env[`MCP_TOOL_ROUTER_INPUT_${input.id}`] ?? (await promptInput(input)),

@@ -4,6 +4,7 @@ import { RouterService } from './routerService';
 import { disableServer, listServers, refreshTools, restartServer, ServerTreeProvider, showServerLog } from './serverCommands';
 import { CostMonitor, type CostLimits } from '../core/guards/costMonitor';
 import { GatewayHost } from './gatewayHost';
+import { giveBackServers, takeOverServers, type TakeOverArgs } from './takeOverCommands';
 import { PARTICIPANT_ID, RouterParticipant } from './chatParticipant';
 import { RouterPanel } from './routerPanel';
 import { registerModelNotices } from './modelOffer';
@@ -90,6 +91,8 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
     vscode.commands.registerCommand(COMMANDS.showServerLog, (arg?: unknown) => showServerLog(service, arg)),
     vscode.commands.registerCommand(COMMANDS.refreshTools, (arg?: unknown) => refreshTools(service, arg)),
     vscode.commands.registerCommand(COMMANDS.listServers, () => listServers(service)),
+    vscode.commands.registerCommand(COMMANDS.takeOverServers, (arg?: TakeOverArgs) => takeOverServers(service, arg)),
+    vscode.commands.registerCommand(COMMANDS.giveBackServers, (arg?: TakeOverArgs) => giveBackServers(service, arg)),
     vscode.commands.registerCommand(COMMANDS.disableServer, (arg?: unknown) => disableServer(service, arg)),
     vscode.commands.registerCommand(COMMANDS.explainSelection, (arg?: { prompt?: string; quiet?: boolean }) => explainSelection(selection, results, arg)),
     vscode.commands.registerCommand(COMMANDS.downloadModel, (arg?: DownloadModelArgs) => downloadModel(context, service, arg)),

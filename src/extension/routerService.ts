@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
-import { formatConfigIssue, type ConfigIssue } from '../core/config/serverConfig';
+import { formatConfigIssue, type ConfigIssue, type ServerDefinition } from '../core/config/serverConfig';
 import { ToolRouter } from '../core/toolRouter';
 import { InputSecrets } from './inputSecrets';
-import { ServerConfigSources } from './serverConfigSources';
+import { ServerConfigSources, type VsCodeMcpJson } from './serverConfigSources';
+import * as path from 'node:path';
 
 /**
  * The router inside VS Code: it loads servers from the config sources, keeps them in step with changes,
@@ -21,6 +22,7 @@ export class RouterService implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private reloading: Promise<void> = Promise.resolve();
   private lastIssues: ConfigIssue[] = [];
+  private loadedServers: readonly ServerDefinition[] = [];
   private readonly issuesChanged = new vscode.EventEmitter<readonly ConfigIssue[]>();
   readonly onDidChangeIssues = this.issuesChanged.event;
   private shownIssueKeys = new Set<string>();
@@ -29,12 +31,25 @@ export class RouterService implements vscode.Disposable {
     this.log = vscode.window.createOutputChannel('MCP Tool Router', { log: true });
     this.inputs = new InputSecrets(context.secrets, context.globalState);
     this.router = new ToolRouter({ onLog: (server, line) => this.serverLog(server).info(line) });
-    this.sources = new ServerConfigSources(this.inputs.resolve);
+    this.sources = new ServerConfigSources(this.inputs.resolve, userSettingsFolder(context));
     this.disposables.push(this.log, this.sources, this.issuesChanged, this.sources.onDidChange(() => void this.reload()));
   }
 
   get configIssues(): readonly ConfigIssue[] {
     return this.lastIssues;
+  }
+
+  /** VS Code's own mcp.json files (workspace folders, user level) that exist. */
+  vsCodeMcpJsonFiles(): Promise<VsCodeMcpJson[]> {
+    return this.sources.vsCodeMcpJsonFiles();
+  }
+
+  /**
+   * Servers the router starts from one of VS Code's own mcp.json files: VS Code starts them as well, so
+   * they run twice until they are taken over.
+   */
+  get sharedWithVsCode(): readonly string[] {
+    return this.loadedServers.filter((s) => path.basename(s.source.file) === 'mcp.json').map((s) => s.name);
   }
 
   /** Loads (or reloads) the configuration; calls are serialised so two reloads never interleave. */
@@ -79,6 +94,7 @@ export class RouterService implements vscode.Disposable {
     const servers = loaded.servers.map((s) => (disabled.has(s.name) ? { ...s, options: { ...s.options, enabled: false }, fingerprint: `${s.fingerprint}:disabled` } : s));
     const issues = loaded.issues;
     this.lastIssues = issues;
+    this.loadedServers = loaded.servers;
     this.issuesChanged.fire(issues);
     for (const issue of issues) (issue.severity === 'error' ? this.log.error : this.log.warn).call(this.log, formatConfigIssue(issue));
     this.showNewErrors(issues);
@@ -99,4 +115,14 @@ export class RouterService implements vscode.Disposable {
       if (pick) this.log.show(true);
     });
   }
+}
+
+/**
+ * VS Code's user settings folder (`…/User`), where the user-level mcp.json lives: two levels above the
+ * extension's global storage (`…/User/globalStorage/<extension id>`).
+ */
+function userSettingsFolder(context: vscode.ExtensionContext): vscode.Uri | undefined {
+  const storage = context.globalStorageUri;
+  if (storage.scheme !== 'file') return undefined;
+  return vscode.Uri.file(path.dirname(path.dirname(storage.fsPath)));
 }

@@ -3,6 +3,7 @@ import type { ServerStatus } from '../core/connection/serverConnection';
 import type { ToolFlag } from '../core/security/toolPoisoning';
 import type { RoutedTool } from '../core/toolRouter';
 import type { RouterService } from './routerService';
+import { COMMANDS } from './settings';
 
 /**
  * Restart Server, Show Server Log, Refresh Tools, List Servers and Disable Server, plus the tree of servers
@@ -25,16 +26,28 @@ function serverArg(arg: unknown): string | undefined {
   return undefined;
 }
 
+/** The server list's entry that runs the take-over instead of naming a server. */
+const TAKE_OVER_PICK = '\u0000take-over';
+
 async function pickServer(service: RouterService, title: string): Promise<string | undefined> {
   const statuses = service.router.serverStatuses;
   if (statuses.length === 0) {
     void vscode.window.showInformationMessage(vscode.l10n.t('No MCP servers are configured. Add them to .vscode/mcp.json or the toolRouter.servers setting.'));
     return undefined;
   }
+  const shared = new Set(service.sharedWithVsCode);
+  const takeOver = { label: `$(arrow-swap) ${vscode.l10n.t('Route Workspace Servers Through the Router')}`, description: vscode.l10n.t('{0} also started by VS Code', shared.size), name: TAKE_OVER_PICK };
   const pick = await vscode.window.showQuickPick(
-    statuses.map((s) => ({ label: `$(${STATE_ICONS[s.state]}) ${s.name}`, description: describe(s), detail: s.reason, name: s.name })),
+    [
+      ...statuses.map((s) => ({ label: `$(${STATE_ICONS[s.state]}) ${s.name}`, description: [describe(s), shared.has(s.name) ? vscode.l10n.t('also started by VS Code') : ''].filter(Boolean).join(' · '), detail: s.reason, name: s.name })),
+      ...(shared.size > 0 ? [takeOver] : []),
+    ],
     { title },
   );
+  if (pick?.name === TAKE_OVER_PICK) {
+    await vscode.commands.executeCommand(COMMANDS.takeOverServers);
+    return undefined;
+  }
   return pick?.name;
 }
 
@@ -92,11 +105,19 @@ export async function listServers(service: RouterService): Promise<void> {
 export type ToolFlagSource = () => ReadonlyMap<string, readonly ToolFlag[]>;
 
 export class ServerNode extends vscode.TreeItem {
-  constructor(readonly status: ServerStatus, flaggedTools = 0) {
+  /** @param sharedWithVsCode VS Code starts this server too, from its own mcp.json */
+  constructor(readonly status: ServerStatus, flaggedTools = 0, sharedWithVsCode = false) {
     super(status.name, status.toolCount > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     const flagged = flaggedTools > 0 ? vscode.l10n.t('{0} flagged', flaggedTools) : '';
-    this.description = [describe(status), flagged ? `⚠ ${flagged}` : ''].filter(Boolean).join(' · ');
-    this.tooltip = [status.reason ?? describe(status), flagged ? vscode.l10n.t('{0} tool(s) flagged as possibly poisoned; see their tooltips.', flaggedTools) : ''].filter(Boolean).join('\n');
+    const shared = sharedWithVsCode ? vscode.l10n.t('also started by VS Code') : '';
+    this.description = [describe(status), flagged ? `⚠ ${flagged}` : '', shared].filter(Boolean).join(' · ');
+    this.tooltip = [
+      status.reason ?? describe(status),
+      flagged ? vscode.l10n.t('{0} tool(s) flagged as possibly poisoned; see their tooltips.', flaggedTools) : '',
+      shared ? vscode.l10n.t('VS Code starts this server from its mcp.json as well, so it runs twice. Run "Tool Router: Route Workspace Servers Through the Router" to leave it to the router.') : '',
+    ]
+      .filter(Boolean)
+      .join('\n');
     this.iconPath = new vscode.ThemeIcon(STATE_ICONS[status.state]);
     this.contextValue = `server.${status.state}`;
   }
@@ -138,7 +159,8 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<ServerNode | 
     const flags = this.flags();
     if (!element) {
       const tools = this.service.router.listTools();
-      return this.service.router.serverStatuses.map((s) => new ServerNode(s, tools.filter((t) => t.server === s.name && flags.has(t.name)).length));
+      const shared = new Set(this.service.sharedWithVsCode);
+      return this.service.router.serverStatuses.map((s) => new ServerNode(s, tools.filter((t) => t.server === s.name && flags.has(t.name)).length, shared.has(s.name)));
     }
     if (element instanceof ServerNode) return this.service.router.listTools().filter((t) => t.server === element.status.name).map((t) => new ToolNode(t, flags.get(t.name)));
     return [];

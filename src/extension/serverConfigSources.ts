@@ -1,12 +1,19 @@
 import * as vscode from 'vscode';
 import { parseMcpConfig, type InputResolver, type ParsedConfig } from '../core/config/mcpConfigParser';
 import type { ConfigIssue, ServerDefinition } from '../core/config/serverConfig';
+import { ROUTER_CONFIG_NAME } from '../core/config/takeOver';
 import { SETTINGS_SECTION, SETTING_DEFAULTS } from './settings';
 
 /**
- * Where servers come from in VS Code: `.vscode/mcp.json` of every workspace folder, plus the
- * `toolRouter.servers` setting in the same format. Changes to either fire {@link onDidChange}; the owner
- * reloads without a window reload.
+ * Where servers come from in VS Code, in this order (a name defined twice keeps its first definition):
+ * - each workspace folder's `.vscode/mcp-tool-router.json` (the router's own file; servers taken over
+ *   from VS Code live there) and `.vscode/mcp.json`;
+ * - the user-level `mcp-tool-router.json` and `mcp.json` beside VS Code's user settings;
+ * - the `toolRouter.servers` setting, in the same format.
+ * Changes to any fire {@link onDidChange}; the owner reloads without a window reload.
+ *
+ * The user-level files are those of the default profile (`User/mcp.json`): the extension API does not
+ * say which profile is active, and the user folder is found from the extension's global storage.
  */
 
 export const SETTINGS_SOURCE_LABEL = `settings: ${SETTINGS_SECTION}.servers`;
@@ -18,23 +25,33 @@ export interface LoadedServers {
   readonly issues: ConfigIssue[];
 }
 
+/** A VS Code mcp.json the router reads, which VS Code also starts servers from. */
+export interface VsCodeMcpJson {
+  readonly file: string;
+  readonly scope: 'workspace' | 'user';
+}
+
 export class ServerConfigSources implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   private readonly disposables: vscode.Disposable[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly resolveInput: InputResolver) {
-    const watcher = vscode.workspace.createFileSystemWatcher('**/.vscode/mcp.json');
+  /**
+   * @param userFolder VS Code's user settings folder (where the user-level mcp.json lives), if known
+   */
+  constructor(
+    private readonly resolveInput: InputResolver,
+    private readonly userFolder?: vscode.Uri,
+  ) {
     const fire = (): void => this.scheduleChange();
+    const watchers = [vscode.workspace.createFileSystemWatcher(`**/.vscode/{mcp.json,${ROUTER_CONFIG_NAME}}`)];
+    if (userFolder) watchers.push(vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(userFolder, `{mcp.json,${ROUTER_CONFIG_NAME}}`)));
+    for (const watcher of watchers) this.disposables.push(watcher, watcher.onDidChange(fire), watcher.onDidCreate(fire), watcher.onDidDelete(fire));
     this.disposables.push(
-      watcher,
-      watcher.onDidChange(fire),
-      watcher.onDidCreate(fire),
-      watcher.onDidDelete(fire),
       // Saved edits in an open editor are also seen here, which covers file systems without watching.
       vscode.workspace.onDidSaveTextDocument((doc) => {
-        if (doc.uri.path.endsWith('/.vscode/mcp.json')) fire();
+        if (doc.uri.path.endsWith('/mcp.json') || doc.uri.path.endsWith(`/${ROUTER_CONFIG_NAME}`)) fire();
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(SETTINGS_SECTION)) fire();
@@ -59,17 +76,23 @@ export class ServerConfigSources implements vscode.Disposable {
     };
 
     const folders = vscode.workspace.workspaceFolders ?? [];
-    if (config.get<boolean>('readWorkspaceMcpJson', SETTING_DEFAULTS.readWorkspaceMcpJson)) {
-      for (const folder of folders) {
-        const uri = vscode.Uri.joinPath(folder.uri, '.vscode', 'mcp.json');
-        let text: string;
-        try {
-          text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-        } catch {
-          continue; // no mcp.json in this folder
-        }
-        add(await parseMcpConfig(text, { file: uri.fsPath, workspaceFolder: folder.uri.fsPath, resolveInput: this.resolveInput }));
+    const readFile = async (uri: vscode.Uri, workspaceFolder?: string): Promise<void> => {
+      let text: string;
+      try {
+        text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+      } catch {
+        return; // no such file
       }
+      add(await parseMcpConfig(text, { file: uri.fsPath, ...(workspaceFolder ? { workspaceFolder } : {}), resolveInput: this.resolveInput }));
+    };
+    const readVsCodeFiles = config.get<boolean>('readWorkspaceMcpJson', SETTING_DEFAULTS.readWorkspaceMcpJson);
+    for (const folder of folders) {
+      await readFile(vscode.Uri.joinPath(folder.uri, '.vscode', ROUTER_CONFIG_NAME), folder.uri.fsPath);
+      if (readVsCodeFiles) await readFile(vscode.Uri.joinPath(folder.uri, '.vscode', 'mcp.json'), folder.uri.fsPath);
+    }
+    if (this.userFolder) {
+      await readFile(vscode.Uri.joinPath(this.userFolder, ROUTER_CONFIG_NAME), folders[0]?.uri.fsPath);
+      if (config.get<boolean>('readUserMcpJson', SETTING_DEFAULTS.readUserMcpJson)) await readFile(vscode.Uri.joinPath(this.userFolder, 'mcp.json'), folders[0]?.uri.fsPath);
     }
 
     const fromSettings = config.get<unknown>('servers', SETTING_DEFAULTS.servers);
@@ -84,6 +107,22 @@ export class ServerConfigSources implements vscode.Disposable {
       );
     }
     return { servers, issues };
+  }
+
+  /** VS Code's own mcp.json files that exist (whether or not the router reads them). */
+  async vsCodeMcpJsonFiles(): Promise<VsCodeMcpJson[]> {
+    const candidates: VsCodeMcpJson[] = (vscode.workspace.workspaceFolders ?? []).map((f) => ({ file: vscode.Uri.joinPath(f.uri, '.vscode', 'mcp.json').fsPath, scope: 'workspace' as const }));
+    if (this.userFolder) candidates.push({ file: vscode.Uri.joinPath(this.userFolder, 'mcp.json').fsPath, scope: 'user' });
+    const out: VsCodeMcpJson[] = [];
+    for (const c of candidates) {
+      try {
+        await vscode.workspace.fs.stat(vscode.Uri.file(c.file));
+        out.push(c);
+      } catch {
+        // not there
+      }
+    }
+    return out;
   }
 
   dispose(): void {

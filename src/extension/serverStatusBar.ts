@@ -39,9 +39,12 @@ export class ServerStatusBar implements vscode.Disposable {
     const lines = statuses.map((s) => `${s.name}: ${s.state}${s.state === 'ready' ? ` (${s.toolCount})` : ''}`);
     const errors = this.service.configIssues.filter((i) => i.severity === 'error').length;
     if (errors) lines.push(vscode.l10n.t('{0} configuration error(s): see the MCP Tool Router log', errors));
-    // A trusted link for one command only: the tooltip opens the panel, the click lists the servers.
-    const tooltip = new vscode.MarkdownString(`${vscode.l10n.t('MCP Tool Router servers')}\n\n${lines.map((l) => `- ${escapeMarkdown(l)}`).join('\n')}\n\n[${vscode.l10n.t('Show Tool Router Panel')}](command:${COMMANDS.showPanel})`);
-    tooltip.isTrusted = { enabledCommands: [COMMANDS.showPanel] };
+    const shared = this.service.sharedWithVsCode;
+    if (shared.length > 0) this.item.text += ` · $(arrow-swap) ${vscode.l10n.t('{0} run twice', shared.length)}`;
+    const sharedNote = shared.length > 0 ? `\n\n${escapeMarkdown(vscode.l10n.t('VS Code also starts {0} from its mcp.json.', shared.join(', ')))} [${vscode.l10n.t('Route them through the router')}](command:${COMMANDS.takeOverServers})` : '';
+    // Trusted links for two commands only: the tooltip opens the panel or takes servers over, the click lists the servers.
+    const tooltip = new vscode.MarkdownString(`${vscode.l10n.t('MCP Tool Router servers')}\n\n${lines.map((l) => `- ${escapeMarkdown(l)}`).join('\n')}${sharedNote}\n\n[${vscode.l10n.t('Show Tool Router Panel')}](command:${COMMANDS.showPanel})`);
+    tooltip.isTrusted = { enabledCommands: [COMMANDS.showPanel, COMMANDS.takeOverServers] };
     this.item.tooltip = tooltip;
     this.item.backgroundColor = failed > 0 || errors > 0 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.item.show();

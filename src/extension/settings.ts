@@ -17,6 +17,7 @@ export interface ExtensionSettings {
   readonly servers: Record<string, unknown>;
   /** Read `.vscode/mcp.json` of each workspace folder. */
   readonly readWorkspaceMcpJson: boolean;
+  readonly readUserMcpJson: boolean;
   /** Show the ready/total servers and tool count in the status bar. */
   readonly showStatusBar: boolean;
   readonly 'embeddings.provider': EmbeddingProvider;
@@ -54,6 +55,7 @@ export interface ExtensionSettings {
 export const SETTING_DEFAULTS: ExtensionSettings = {
   servers: {},
   readWorkspaceMcpJson: true,
+  readUserMcpJson: true,
   showStatusBar: true,
   'embeddings.provider': 'local',
   'embeddings.model': 'default',
@@ -103,6 +105,8 @@ export const COMMANDS = {
   showPanel: 'toolRouter.showPanel',
   clearUsageMemory: 'toolRouter.clearUsageMemory',
   replayUsage: 'toolRouter.replayUsage',
+  takeOverServers: 'toolRouter.takeOverServers',
+  giveBackServers: 'toolRouter.giveBackServers',
 } as const;
 
 export const VIEW_SERVERS = 'toolRouter.servers';

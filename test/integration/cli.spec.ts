@@ -48,6 +48,16 @@ describe('mcp-tool-router CLI', function () {
     assert.match(line, /asks before it runs/);
   });
 
+  it('reads the router\'s own file beside an mcp.json, where servers taken over from VS Code live', () => {
+    const dir = tempDir('cli-taken-over');
+    const vscodeFile = path.join(dir, 'mcp.json');
+    writeFileSync(vscodeFile, '{ "servers": {} }');
+    writeFileSync(path.join(dir, 'mcp-tool-router.json'), JSON.stringify({ servers: { moved: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }));
+    const r = run(['tools', '--config', vscodeFile, '--json', '--wait', '10000']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok((JSON.parse(r.stdout) as Array<{ name: string }>).some((t) => t.name === 'moved_echo'), r.stdout.slice(0, 300));
+  });
+
   it('lists tools as JSON with server, original name, schema and annotations', () => {
     const r = run(['tools', '--config', config, '--json', '--wait', '3000']);
     assert.equal(r.code, 0, r.stderr);

@@ -162,4 +162,27 @@ describe('MCP Tool Router in VS Code', function () {
     const count = await vscode.commands.executeCommand<number>(COMMANDS.refreshTools);
     assert.ok((count ?? 0) > 10);
   });
+
+  it('takes the workspace servers over from VS Code and gives them back, leaving mcp.json byte-identical', async () => {
+    const { service } = await api();
+    const file = workspaceFile('.vscode', 'mcp.json');
+    const routerFile = workspaceFile('.vscode', 'mcp-tool-router.json');
+    const before = await readFile(file);
+    assert.deepEqual([...service.sharedWithVsCode].sort(), ['everything', 'memory'], 'before: VS Code starts them too');
+    const pid = service.router.getConnection('everything')!.status.pid;
+    const moved = await vscode.commands.executeCommand<string[]>(COMMANDS.takeOverServers, { file, confirmed: true });
+    assert.deepEqual(moved, ['everything', 'memory', 'misconfigured']);
+    const left = (await readFile(file, 'utf8')).replace(/\/\/.*$/gm, '');
+    assert.deepEqual(JSON.parse(left).servers, {}, 'VS Code is left no servers');
+    await waitFor(() => service.router.getConnection('everything')?.status.state === 'ready' && service.sharedWithVsCode.length === 0, 'the router to run them from its own file');
+    // The definition is the same, so the server was not restarted for the move.
+    assert.equal(service.router.getConnection('everything')!.status.pid, pid);
+    assert.match(String(await readFile(routerFile, 'utf8')), /"everything"/);
+
+    const restored = await vscode.commands.executeCommand<string[]>(COMMANDS.giveBackServers, { file, confirmed: true });
+    assert.deepEqual(restored, ['everything', 'memory', 'misconfigured']);
+    assert.ok((await readFile(file)).equals(before), 'mcp.json is byte-identical to before');
+    await assert.rejects(readFile(routerFile), /ENOENT/);
+    await waitFor(() => service.router.getConnection('everything')?.status.state === 'ready' && service.sharedWithVsCode.length === 2, 'the servers back from mcp.json');
+  });
 });
