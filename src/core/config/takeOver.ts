@@ -137,7 +137,7 @@ function readBackup(mcpJson: string): Backup {
   try {
     backup = JSON.parse(readFileSync(file, 'utf8')) as Partial<Backup>;
   } catch (error) {
-    throw new Error(`No usable take-over backup for ${mcpJson} (${file}: ${(error as Error).message}); there is nothing to give back.`);
+    throw new Error(`No usable take-over backup for ${mcpJson} (${file}: ${(error as Error).message}); there is nothing to give back.`, { cause: error });
   }
   if (backup.version !== 1 || typeof backup.mcpJson !== 'string' || !Array.isArray(backup.servers)) throw new Error(`${file} is not a take-over backup this version understands; restore the files by hand from it.`);
   return backup as Backup;
