@@ -66,6 +66,7 @@ function fuzzArgs(rand: () => number, schema: Record<string, unknown>): unknown 
 export const badInputCases: ReliabilityCase[] = [
   {
     name: `fuzz ${FUZZ_CASES.toLocaleString('en')} argument objects against real schemas`,
+    inputs: FUZZ_CASES,
     run: async () => {
       const referee = new Ajv({ strict: false, allErrors: false, validateFormats: false });
       const refereeChecks = new Map<string, (v: unknown) => boolean>();
@@ -120,6 +121,8 @@ export const badInputCases: ReliabilityCase[] = [
   },
   {
     name: 'hostile configs: missing command, bad URL, unknown fields, huge file',
+    // missing command, bad URL, unknown fields, huge file, garbage
+    inputs: 5,
     run: async () => {
       const parse = (text: string) => parseMcpConfig(text, { file: '/tmp/hostile.json', workspaceFolder: '/tmp' });
       const a = await parse(JSON.stringify({ servers: { nocmd: { type: 'stdio', args: ['x'] }, ok: { command: 'node' } } }));
@@ -137,6 +140,7 @@ export const badInputCases: ReliabilityCase[] = [
   },
   {
     name: 'malformed webview messages: 2,000 random objects, none accepted unless valid',
+    inputs: 2_000,
     run: async () => {
       const rand = mulberry32(7);
       const types = ['ready', 'explain', 'resume', 'resetCostWindow', 'selectTurn', 'showServerLog', 'nope', 'constructor', '__proto__'];

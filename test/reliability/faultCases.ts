@@ -8,6 +8,11 @@ import { HEALTHY, assertNeighbourHealthy, check, errorOf, errorType, sleep, star
 
 export interface ReliabilityCase {
   readonly name: string;
+  /**
+   * How many inputs the case tries, each counted as a case in the totals (default 1): the fuzz case's
+   * 10,000 argument objects are 10,000 cases. A failed run counts all of them as failed.
+   */
+  readonly inputs?: number;
   readonly run: () => Promise<void>;
 }
 
@@ -168,6 +173,7 @@ export const faultCases: ReliabilityCase[] = [
   },
   {
     name: 'floods 10,000 list_changed + 10,000 log notifications: stays responsive',
+    inputs: 20_000,
     run: () =>
       withRouter({ faulty: scripted() }, async (router) => {
         let maxLag = 0;

@@ -12,6 +12,8 @@ import { EVERYTHING, TEST_BACKOFF_MS, definitions } from '../integration/serverH
 export interface CaseResult {
   readonly group: string;
   readonly name: string;
+  /** Inputs the case tried (each counts as a case in the totals). */
+  readonly inputs: number;
   readonly passed: boolean;
   readonly detail?: string;
 }
