@@ -104,6 +104,9 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
     }),
   );
   flushLearning = () => learning.flush();
+  // Versions before the in-host gateway wrote the toolRouter.servers setting (env values and headers
+  // included) to this file for a separate gateway process; nothing reads it now, so it is removed.
+  void Promise.resolve(vscode.workspace.fs.delete(vscode.Uri.joinPath(context.globalStorageUri, 'gateway-servers.json'))).catch(() => undefined);
   const loaded = service.reload();
   // The model loads after the servers have been asked to start, off the activation path.
   void loaded.then(() => selection.getEngine());
