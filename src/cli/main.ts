@@ -8,7 +8,9 @@ import { describeState } from '../core/connection/serverConnection';
 import { loadToolsFile } from '../core/selection/retrievalData';
 import { DEFAULT_EMBEDDING_SETTINGS, type EmbeddingSettings } from '../core/selection/selectionEngine';
 import { ToolRouter } from '../core/toolRouter';
-import { catalogueFromFile, parseProvider, runEval, runSelect, type SelectCliOptions } from './selectCommands';
+import { catalogueFromFile, defaultCacheDir, parseProvider, runEval, runSelect, type SelectCliOptions } from './selectCommands';
+import { cliClientFeatures, defaultElicitationMode, parseElicitationMode, type ElicitationMode } from './clientFeatures';
+import type { ClientFeatures } from '../core/connection/clientFeatures';
 import { runReplay, type ReplayCliOptions } from './replayCommand';
 import { runServe, type HttpServeOptions } from './serveCommand';
 import { isLoopbackHost } from '../core/gateway/httpGateway';
@@ -49,6 +51,10 @@ Options:
   --host H           serve --http: the address to bind (default 127.0.0.1)
   --token-file F     serve --http: file holding the bearer token every request must send
   --no-auth          serve --http: no token (refused unless the host is loopback)
+  --browser CMD      command that opens a sign-in page (the URL is added as its last argument);
+                     the system's opener by default. Tokens are kept in CACHE/oauth, readable by you only
+  --elicitation M    when a server asks for values mid-call: ask (on a terminal), accept-defaults or
+                     decline (the default when not on a terminal)
   --embeddings P     local (default), ollama, openai or none (keywords only)
   --model M          "default" (the bundled model), a model folder, or an endpoint's model name
   --endpoint URL     the ollama / openai-compatible endpoint
@@ -89,9 +95,21 @@ interface CliOptions {
   host?: string;
   tokenFile?: string;
   noAuth: boolean;
+  browser?: string;
+  elicitation?: ElicitationMode;
 }
 
 export class UsageError extends Error {}
+
+function featuresFor(opts: CliOptions, err: (s: string) => void): ClientFeatures {
+  return cliClientFeatures({
+    cacheDir: opts.cacheDir ?? path.dirname(defaultCacheDir()),
+    ...(opts.browser ? { browser: opts.browser } : {}),
+    elicitation: opts.elicitation ?? defaultElicitationMode(),
+    workspace: opts.workspace,
+    say: (line) => err(`${line}\n`),
+  });
+}
 
 /**
  * `serve --http`'s settings, checked: a token file that exists and holds a long secret, or `--no-auth` on a
@@ -180,6 +198,16 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         break;
       case '--no-auth':
         opts.noAuth = true;
+        break;
+      case '--browser':
+        opts.browser = value();
+        break;
+      case '--elicitation':
+        try {
+          opts.elicitation = parseElicitationMode(value());
+        } catch (error) {
+          throw new UsageError((error as Error).message);
+        }
         break;
       case '--tools':
         opts.toolsFile = value();
@@ -351,10 +379,10 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
       err(`${(error as Error).message}\n`);
       return EXIT_CODES.usage;
     }
-    return runServe({ servers: loaded.servers, dynamic: opts.dynamic, quarantine: opts.quarantine, verbose: opts.verbose, waitMs: opts.waitMs, embeddings: opts.embeddings, ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}), ...(http ? { http } : {}) }, err);
+    return runServe({ features: featuresFor(opts, err), servers: loaded.servers, dynamic: opts.dynamic, quarantine: opts.quarantine, verbose: opts.verbose, waitMs: opts.waitMs, embeddings: opts.embeddings, ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}), ...(http ? { http } : {}) }, err);
   }
 
-  const router = new ToolRouter({ ...(opts.verbose ? { onLog: (server: string, line: string) => err(`[${server}] ${line}\n`) } : {}) });
+  const router = new ToolRouter({ ...(opts.verbose ? { onLog: (server: string, line: string) => err(`[${server}] ${line}\n`) } : {}), features: featuresFor(opts, err) });
   try {
     await router.applyConfig(loaded.servers);
     switch (opts.command) {

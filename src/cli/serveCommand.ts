@@ -5,6 +5,7 @@ import { EXIT_CODES } from '../core/callEnvelope';
 import type { ServerDefinition } from '../core/config/serverConfig';
 import { describeState, type ServerState } from '../core/connection/serverConnection';
 import { HttpGateway } from '../core/gateway/httpGateway';
+import type { ClientFeatures } from '../core/connection/clientFeatures';
 import { RouterGateway, type RouterGatewayOptions } from '../core/gateway/routerGateway';
 import { createSelectionEngine } from '../core/selection/selectionEngine';
 import { inspectExposedTools, quarantineOf } from '../core/security/toolPoisoning';
@@ -27,6 +28,8 @@ export interface ServeOptions extends Omit<SelectCliOptions, 'json'> {
   readonly quarantine?: boolean;
   /** Serve over streamable HTTP instead of stdio. */
   readonly http?: HttpServeOptions;
+  /** Sign-in, elicitation and roots for the routed servers. */
+  readonly features?: ClientFeatures;
 }
 
 export interface HttpServeOptions {
@@ -50,7 +53,7 @@ export async function runServe(opts: ServeOptions, err: (s: string) => void): Pr
     log,
     ...(opts.quarantine === false ? {} : { quarantine: () => quarantined }),
   });
-  const router = new ToolRouter(opts.verbose ? { onLog: (server, line) => err(`[${server}] ${line}\n`) } : {});
+  const router = new ToolRouter({ ...(opts.verbose ? { onLog: (server: string, line: string) => err(`[${server}] ${line}\n`) } : {}), ...(opts.features ? { features: opts.features } : {}) });
   const loggedFlags = new Set<string>();
   const offFlags = router.onDidChangeTools((tools) => {
     const flags = inspectExposedTools(tools);

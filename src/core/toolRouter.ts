@@ -34,6 +34,8 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
   /** Overrides the server's `router.callTimeoutMs` for this call. */
   readonly timeoutMs?: number;
+  /** The server's progress notifications for this call (a long call also stays alive while it reports). */
+  readonly onProgress?: (progress: { readonly progress: number; readonly total?: number; readonly message?: string }) => void;
 }
 
 export interface ToolRouterOptions extends ConnectionOptions {
@@ -203,7 +205,7 @@ export class ToolRouter {
     let raw: Record<string, unknown>;
     try {
       raw = await server.queue.run(
-        () => connection.callTool(tool.originalName, prepared.value, { timeoutMs: Math.max(1, deadline - Date.now()), ...(options.signal ? { signal: options.signal } : {}) }),
+        () => connection.callTool(tool.originalName, prepared.value, { timeoutMs: Math.max(1, deadline - Date.now()), ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) }),
         { ...(options.signal ? { signal: options.signal } : {}), waitLimitMs: Math.max(0, deadline - Date.now()) },
       );
     } catch (error) {

@@ -61,7 +61,7 @@ const KNOWN_SERVER_FIELDS = new Set([
 ]);
 /** A cut result must still hold the note that says it was cut (512 bytes are reserved for it). */
 export const MIN_RESPONSE_BYTES = 1024;
-const KNOWN_ROUTER_FIELDS = new Set(Object.keys(DEFAULT_ROUTER_OPTIONS));
+const KNOWN_ROUTER_FIELDS = new Set([...Object.keys(DEFAULT_ROUTER_OPTIONS), 'oauth']);
 const VARIABLE_PATTERN = /\$\{([^}]*)\}/g;
 
 export async function loadMcpConfigFile(filePath: string, ctx: Omit<ConfigContext, 'file'>): Promise<ParsedConfig> {
@@ -294,7 +294,20 @@ async function parseServer(
   }
 
   const routerField = (field: string): string => (field ? `router.${field}` : 'router');
-  const options = parseRouterOptions(entry['router'], (field, message) => err(routerField(field), message), (field, message) => warn(routerField(field), message));
+  // OAuth client credentials may use variables (a secret from `${input:…}`); the secret is kept out of logs.
+  let routerNode = entry['router'];
+  if (isPlainObject(routerNode) && isPlainObject(routerNode['oauth'])) {
+    const oauth: Record<string, unknown> = { ...routerNode['oauth'] };
+    for (const field of ['clientId', 'clientSecret'] as const) {
+      if (typeof oauth[field] !== 'string') continue;
+      const resolved = await substitute(oauth[field], `router.oauth.${field}`);
+      if (resolved === undefined) delete oauth[field];
+      else oauth[field] = resolved;
+      if (field === 'clientSecret' && resolved) secrets.add(resolved);
+    }
+    routerNode = { ...routerNode, oauth };
+  }
+  const options = parseRouterOptions(routerNode, (field, message) => err(routerField(field), message), (field, message) => warn(routerField(field), message));
   if (entry['disabled'] === true) options.enabled = false;
   if (!launch) return undefined;
   const fingerprint = createHash('sha256').update(stableStringify({ launch, options })).digest('hex').slice(0, 16);
@@ -331,6 +344,29 @@ function parseRouterOptions(
         if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) err(key, 'must be an array of glob strings such as ["read_*"].');
         else options[key] = value as string[];
         break;
+      case 'oauth': {
+        if (!isPlainObject(value)) {
+          err(key, `must be an object {"clientId", "clientSecret", "scopes"}, got ${describeType(value)}.`);
+          break;
+        }
+        const oauth: { clientId?: string; clientSecret?: string; scopes?: string[]; clientMetadataUrl?: string } = {};
+        for (const [field, v] of Object.entries(value)) {
+          if (field === 'clientId' || field === 'clientSecret') {
+            if (typeof v !== 'string' || v === '') err(`oauth.${field}`, `must be a non-empty string, got ${describeType(v)}.`);
+            else oauth[field] = v;
+          } else if (field === 'scopes') {
+            if (typeof v === 'string') oauth.scopes = v.split(/\s+/).filter(Boolean);
+            else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) oauth.scopes = v as string[];
+            else err('oauth.scopes', 'must be an array of scope names such as ["read", "write"].');
+          } else if (field === 'clientMetadataUrl') {
+            if (typeof v === 'string' && /^https:\/\/[^/]+\/./.test(v)) oauth.clientMetadataUrl = v;
+            else err('oauth.clientMetadataUrl', 'must be an https URL with a path, where the client metadata document is published.');
+          } else warn(`oauth.${field}`, `Unknown OAuth option "${field}" is ignored. Known: clientId, clientSecret, scopes, clientMetadataUrl.`);
+        }
+        if (oauth.clientSecret && !oauth.clientId) err('oauth.clientSecret', 'a client secret needs its "clientId".');
+        options.oauth = oauth;
+        break;
+      }
       case 'callTimeoutMs':
       case 'maxConcurrentCalls':
       case 'maxResponseBytes':

@@ -47,6 +47,24 @@ export interface RouterOptions {
    * calling them would send unchecked arguments to the server.
    */
   readonly allowUnvalidatedTools: boolean;
+  /**
+   * OAuth for a remote server that uses the MCP authorization spec: a client registered with its
+   * authorization server beforehand, and the scopes to ask for. Without it, the router registers itself
+   * (dynamic client registration or a client ID metadata document) when the server asks for sign-in.
+   */
+  readonly oauth?: OAuthSettings;
+}
+
+export interface OAuthSettings {
+  readonly clientId?: string;
+  /** May be an `${input:…}`; kept out of every log. */
+  readonly clientSecret?: string;
+  readonly scopes?: readonly string[];
+  /**
+   * An https URL where this client's metadata document is published (a client ID metadata document):
+   * used as the client ID with authorization servers that support it, instead of registering.
+   */
+  readonly clientMetadataUrl?: string;
 }
 
 /**

@@ -1,8 +1,11 @@
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, LoggingMessageNotificationSchema, McpError, ToolListChangedNotificationSchema, type ClientCapabilities, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { NeedsSignInError, type RouterOAuthProvider } from '../auth/oauthProvider';
+import type { ClientFeatures } from './clientFeatures';
 import * as z from 'zod/v4';
 import type { CallErrorType } from '../callEnvelope';
 import { redactUrl } from '../config/mcpConfigParser';
@@ -32,6 +35,8 @@ export interface ServerStatus {
   readonly pid?: number;
   /** When the next restart attempt happens (epoch ms), while restarting. */
   readonly nextAttemptAt?: number;
+  /** The server asked for OAuth sign-in and none was possible without the user (state `failed`). */
+  readonly needsSignIn?: boolean;
 }
 
 /** A tool as the server listed it. Unknown fields are kept. */
@@ -88,6 +93,8 @@ export interface ConnectionOptions {
   readonly onLog?: (server: string, line: string) => void;
   /** Overridden in tests to make backoff fast; production uses {@link RESTART_BACKOFF_MS}. */
   readonly backoffMs?: readonly number[];
+  /** Sign-in, elicitation, sampling and roots, as the host provides them. */
+  readonly features?: ClientFeatures;
 }
 
 type Listener<T> = (value: T) => void;
@@ -114,10 +121,19 @@ export class ServerConnection {
   private readonly toolListeners = new Set<Listener<readonly ServerTool[]>>();
   private readonly settledWaiters = new Set<() => void>();
   private readonly backoff: readonly number[];
+  private auth: RouterOAuthProvider | undefined;
+  private needsSignIn = false;
+  private offRoots: (() => void) | undefined;
 
   constructor(readonly definition: ServerDefinition, private readonly options: ConnectionOptions = {}) {
     this.log = new ServerLog();
     this.backoff = options.backoffMs ?? RESTART_BACKOFF_MS;
+    if (definition.launch.type !== 'stdio') this.auth = options.features?.auth?.(definition);
+  }
+
+  /** The server's OAuth sign-in (remote servers, when the host signs in); for Sign In / Sign Out. */
+  get oauth(): RouterOAuthProvider | undefined {
+    return this.auth;
   }
 
   get name(): string {
@@ -144,6 +160,7 @@ export class ServerConnection {
       ...(this.transportKind ? { transport: this.transportKind } : {}),
       ...(pid !== undefined && this.state === 'ready' ? { pid } : {}),
       ...(this.nextAttemptAt !== undefined && this.state === 'restarting' ? { nextAttemptAt: this.nextAttemptAt } : {}),
+      ...(this.needsSignIn && this.state === 'failed' ? { needsSignIn: true } : {}),
     };
   }
 
@@ -178,6 +195,8 @@ export class ServerConnection {
 
   async stop(): Promise<void> {
     this.clearTimers();
+    this.offRoots?.();
+    this.offRoots = undefined;
     this.generation++;
     await this.teardown();
     this.setState('stopped', undefined);
@@ -230,7 +249,7 @@ export class ServerConnection {
    * Calls a tool by its original name. Throws {@link ConnectionError} for connection-level failures;
    * returns the raw result object otherwise (its shape is checked by the router).
    */
-  async callTool(tool: string, args: Record<string, unknown>, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<ToolCallResult> {
+  async callTool(tool: string, args: Record<string, unknown>, opts: { timeoutMs: number; signal?: AbortSignal; onProgress?: (progress: Progress) => void }): Promise<ToolCallResult> {
     const client = this.client;
     if (!client || this.state !== 'ready') throw this.unavailableError();
     const generation = this.generation;
@@ -238,11 +257,15 @@ export class ServerConnection {
     const inFlight = this.definition.launch.type === 'stdio' ? undefined : { controller: new AbortController(), dropped: undefined as string | undefined };
     if (inFlight) this.remoteCalls.add(inFlight);
     const signal = inFlight ? (opts.signal ? AbortSignal.any([opts.signal, inFlight.controller.signal]) : inFlight.controller.signal) : opts.signal;
-    try {
-      return (await client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, LooseResultSchema, {
+    const request = async (): Promise<ToolCallResult> =>
+      (await client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, LooseResultSchema, {
         timeout: opts.timeoutMs,
+        // Progress keeps a long call alive: its timeout restarts with each notification.
+        ...(opts.onProgress ? { onprogress: opts.onProgress, resetTimeoutOnProgress: true } : {}),
         ...(signal ? { signal } : {}),
       })) as ToolCallResult;
+    try {
+      return await this.withStepUp(request, signal);
     } catch (error) {
       if (inFlight?.dropped !== undefined && !opts.signal?.aborted) {
         throw new ConnectionError(
@@ -329,22 +352,22 @@ export class ServerConnection {
         if (launch.type === 'http') {
           this.logLine(`[router] connecting (streamable HTTP): ${redactUrl(launch.url)}`);
           try {
-            client = await this.connectWith(new StreamableHTTPClientTransport(url, { requestInit }), generation, options.startupTimeoutMs);
+            client = await this.connectRemote(() => new StreamableHTTPClientTransport(url, { requestInit, ...(this.auth ? { authProvider: this.auth } : {}) }), generation, options.startupTimeoutMs);
             this.transportKind = 'streamable-http';
           } catch (error) {
             if (!shouldFallBackToSse(error) || generation !== this.generation) throw error;
             this.logLine(`[router] streamable HTTP refused (${describeError(error)}); trying SSE`);
-            client = await this.connectWith(new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: sseFetch(launch.headers) } }), generation, options.startupTimeoutMs);
+            client = await this.connectRemote(() => new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: sseFetch(launch.headers) }, ...(this.auth ? { authProvider: this.auth } : {}) }), generation, options.startupTimeoutMs);
             this.transportKind = 'sse';
           }
         } else {
           this.logLine(`[router] connecting (SSE): ${redactUrl(launch.url)}`);
-          client = await this.connectWith(new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: sseFetch(launch.headers) } }), generation, options.startupTimeoutMs);
+          client = await this.connectRemote(() => new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: sseFetch(launch.headers) }, ...(this.auth ? { authProvider: this.auth } : {}) }), generation, options.startupTimeoutMs);
           this.transportKind = 'sse';
         }
       }
       if (generation !== this.generation) return;
-      const tools = await this.listAllTools(client);
+      const tools = await this.withStepUp(() => this.listAllTools(client));
       if (generation !== this.generation) return;
       this.setTools(tools);
       this.readyAt = Date.now();
@@ -354,12 +377,88 @@ export class ServerConnection {
       if (generation !== this.generation) return;
       const exited = stdio?.exitInfo ? `the server exited (${stdio.exitInfo}) before it was ready` : undefined;
       await this.teardown();
-      this.onFailure(`could not start: ${exited ?? describeError(error)}`, isPermanentStartError(error));
+      // Without the user nobody can sign in: retrying would only ask the server again.
+      this.needsSignIn = error instanceof NeedsSignInError;
+      this.onFailure(this.needsSignIn ? describeError(error) : `could not start: ${exited ?? describeError(error)}`, isPermanentStartError(error) || this.needsSignIn);
     }
   }
 
+  /**
+   * Connects a remote transport, signing in when the server asks for it (401, or 403 for more scopes):
+   * the SDK discovers, registers and opens the authorization page through the provider; here the code
+   * that comes back to the loopback redirect finishes it, and the connection is made again, signed in.
+   */
+  private async connectRemote(make: () => StreamableHTTPClientTransport | SSEClientTransport, generation: number, timeoutMs: number): Promise<Client> {
+    const auth = this.auth;
+    await auth?.prepare();
+    try {
+      const transport = make();
+      try {
+        return await this.connectWith(transport, generation, timeoutMs);
+      } catch (error) {
+        if (!(error instanceof UnauthorizedError) || !auth) throw error;
+        if (!auth.interactive) throw new NeedsSignInError(this.name);
+        await this.completeSignIn(transport);
+        return await this.connectWith(make(), generation, timeoutMs);
+      }
+    } finally {
+      await auth?.done();
+    }
+  }
+
+  /**
+   * Runs a request; when the server wants more scopes for it (403 insufficient_scope), the SDK has started
+   * a new sign-in: it is completed and the request made once more.
+   */
+  private async withStepUp<T>(request: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      const transport = this.transport;
+      if (!(error instanceof UnauthorizedError) || !this.auth?.interactive || !(transport instanceof StreamableHTTPClientTransport || transport instanceof SSEClientTransport)) throw error;
+      await this.completeSignIn(transport, signal);
+      return await request();
+    } finally {
+      // A sign-in started by the SDK opened the loopback listener; it closes once the request is settled.
+      await this.auth?.done();
+    }
+  }
+
+  /** Waits for the browser's redirect, and trades its code for tokens through the transport. */
+  private async completeSignIn(transport: StreamableHTTPClientTransport | SSEClientTransport, signal?: AbortSignal): Promise<void> {
+    const auth = this.auth!;
+    await auth.prepare();
+    this.logLine('[router] waiting for the sign-in in the browser');
+    const code = await auth.waitForCode(undefined, signal);
+    await transport.finishAuth(code);
+    this.logLine('[router] signed in');
+  }
+
+  /** Signs in now (VS Code's Sign In): a fresh connection that may open the browser. */
+  async signIn(): Promise<void> {
+    this.needsSignIn = false;
+    await this.restart();
+  }
+
+  /** Forgets the server's tokens and registration, and reconnects (it will then need sign-in). */
+  async signOut(): Promise<void> {
+    await this.auth?.signOut();
+    await this.restart();
+  }
+
+  private capabilities(): ClientCapabilities {
+    const features = this.options.features;
+    return {
+      // Defaults the user left out are filled in from the requested schema (SEP-1034).
+      ...(features?.elicit ? { elicitation: { form: { applyDefaults: true } } } : {}),
+      ...(features?.sample ? { sampling: {} } : {}),
+      ...(features?.roots ? { roots: { listChanged: features.onRootsChanged !== undefined } } : {}),
+    };
+  }
+
   private async connectWith(transport: Transport, generation: number, timeoutMs: number): Promise<Client> {
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const client = new Client(CLIENT_INFO, { capabilities: this.capabilities() });
+    this.installFeatureHandlers(client, generation);
     this.client = client;
     this.transport = transport;
     client.onclose = () => {
@@ -393,6 +492,33 @@ export class ServerConnection {
       throw error;
     }
     return client;
+  }
+
+  /** Requests from the server (elicitation, sampling, roots) and its log messages. */
+  private installFeatureHandlers(client: Client, generation: number): void {
+    const features = this.options.features;
+    if (features?.elicit) {
+      const elicit = features.elicit;
+      client.setRequestHandler(ElicitRequestSchema, (request, extra) => elicit(this.name, request.params, extra.signal));
+    }
+    if (features?.sample) {
+      const sample = features.sample;
+      client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sample(this.name, request.params, extra.signal));
+    }
+    if (features?.roots) {
+      const roots = features.roots;
+      client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots().map((r) => ({ ...r })) }));
+      this.offRoots?.();
+      this.offRoots = features.onRootsChanged?.(() => {
+        if (generation === this.generation && this.client === client) client.sendRootsListChanged().catch(() => undefined);
+      });
+    }
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      if (generation !== this.generation) return;
+      const { level, logger, data } = notification.params;
+      const text = typeof data === 'string' ? data : JSON.stringify(data);
+      this.logLine(`[${level}]${logger ? ` ${logger}:` : ''} ${redactSecrets(text, this.definition.secrets)}`);
+    });
   }
 
   private async listAllTools(client: Client): Promise<ServerTool[]> {
@@ -516,6 +642,7 @@ export class ServerConnection {
   }
 
   private async teardown(): Promise<void> {
+    await this.auth?.done();
     const client = this.client;
     const transport = this.transport;
     this.client = undefined;
@@ -566,8 +693,13 @@ function shouldFallBackToSse(error: unknown): boolean {
   return /\b(404|405|400)\b/.test(describeError(error));
 }
 
-/** A missing executable will not appear by retrying; other start errors might be transient. */
+/**
+ * A missing executable will not appear by retrying, and a server that still refuses after sign-in and
+ * step-up (401 or 403 again) will not change its mind either; other start errors might be transient.
+ */
 function isPermanentStartError(error: unknown): boolean {
+  if (error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403)) return true;
+  if (error instanceof UnauthorizedError) return true;
   return /was not found: check "command"|is not executable/.test(describeError(error));
 }
 

@@ -1,6 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type LoggingLevel, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CallEnvelope } from '../callEnvelope';
 import { confirmationMarkdown, declinedMessage, destructiveApproval, refusedByPolicyMessage } from '../chat/callApproval';
 import { searchHits, type SearchHit } from '../chat/toolSearch';
@@ -122,7 +122,7 @@ export class RouterGateway {
   ) {
     this.log = options.log ?? (() => undefined);
     this.server = new Server(options.serverInfo ?? { name: 'mcp-tool-router', version: 'dev' }, {
-      capabilities: { tools: { listChanged: true } },
+      capabilities: { tools: { listChanged: true }, logging: {} },
       instructions: `Every tool of the routed MCP servers is reachable through two tools: ${SEARCH_TOOL_NAME} finds the right ones for a task, ${CALL_TOOL_NAME} calls one by name.${options.dynamicSubset ? ' After each search its top tools are also listed directly.' : ''}`,
     });
     this.server.onerror = (error) => this.log(`gateway protocol error: ${error.message}`);
@@ -228,6 +228,16 @@ export class RouterGateway {
     return this.subset.map((name) => this.router.getTool(name)).filter((t): t is RoutedTool => t !== undefined);
   }
 
+  /**
+   * A gateway event for the operator's log and for the client, as a log message (notifications/message);
+   * the SDK answers logging/setLevel and drops messages below the level the client chose.
+   */
+  private note(level: LoggingLevel, message: string): void {
+    this.log(message);
+    if (!this.connected) return;
+    this.server.sendLoggingMessage({ level, logger: 'mcp-tool-router', data: message }).catch(() => undefined);
+  }
+
   /** Sends list_changed when the listed subset differs from what the client was last told. */
   private async announceIfChanged(): Promise<void> {
     if (!this.options.dynamicSubset) return;
@@ -237,7 +247,7 @@ export class RouterGateway {
     if (!this.connected) return;
     try {
       await this.server.sendToolListChanged();
-      this.log(`tools/list changed: ${this.subset.join(', ') || '(no dynamic tools)'}`);
+      this.note('info', `tools/list changed: ${this.subset.join(', ') || '(no dynamic tools)'}`);
     } catch (error) {
       this.log(`could not send tools/list_changed: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -272,7 +282,7 @@ export class RouterGateway {
       );
       return answer.action === 'accept';
     } catch (error) {
-      this.log(`could not ask the client to confirm ${tool.name}: ${error instanceof Error ? error.message : String(error)}`);
+      this.note('warning', `could not ask the client to confirm ${tool.name}: ${error instanceof Error ? error.message : String(error)}`);
       return false;
     }
   }

@@ -1,0 +1,113 @@
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
+import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { FileAuthStore } from '../core/auth/fileAuthStore';
+import { RouterOAuthProvider, type AuthorizationUi } from '../core/auth/oauthProvider';
+import type { ClientFeatures } from '../core/connection/clientFeatures';
+
+/**
+ * What the CLI's client offers servers: OAuth sign-in (a loopback redirect, the authorization page opened
+ * with `--browser CMD` or the system's opener, tokens in a private file under the cache folder),
+ * elicitation by `--elicitation ask|accept-defaults|decline`, and the workspace folder as its root.
+ * Sampling is not offered: the CLI has no model to run it on, so servers are told it is not available.
+ */
+
+export type ElicitationMode = 'ask' | 'accept-defaults' | 'decline';
+
+export interface CliFeatureOptions {
+  /** The folder the OAuth store lives in (beside the embedding cache). */
+  readonly cacheDir: string;
+  /** Command that opens the authorization URL (the URL is its last argument); the system opener by default. */
+  readonly browser?: string;
+  readonly elicitation: ElicitationMode;
+  readonly workspace: string;
+  /** Where sign-in and elicitation talk to the user (stderr: stdout carries results or the protocol). */
+  readonly say: (line: string) => void;
+}
+
+/** `ask` when a person is at the terminal, `decline` otherwise (an unattended run must not hang on a question). */
+export function defaultElicitationMode(): ElicitationMode {
+  return process.stdin.isTTY && process.stderr.isTTY ? 'ask' : 'decline';
+}
+
+export function parseElicitationMode(value: string): ElicitationMode {
+  if (value === 'ask' || value === 'accept-defaults' || value === 'decline') return value;
+  throw new Error(`--elicitation must be ask, accept-defaults or decline; got "${value}".`);
+}
+
+export function cliClientFeatures(opts: CliFeatureOptions): ClientFeatures {
+  const store = new FileAuthStore(path.join(opts.cacheDir, 'oauth'));
+  const ui: AuthorizationUi = {
+    open: async (url) => {
+      // The URL carries no secret (PKCE keeps the verifier here), so it may be printed for a manual open.
+      opts.say(`Sign in to continue: ${url.href}`);
+      await openUrl(url.href, opts.browser);
+    },
+  };
+  return {
+    auth: (definition) => {
+      if (definition.launch.type === 'stdio') return undefined;
+      return new RouterOAuthProvider(definition.name, definition.launch.url, definition.options.oauth, store, ui);
+    },
+    elicit: (server, params) => elicit(server, params, opts),
+    roots: () => [{ uri: pathToFileURL(opts.workspace).href, name: path.basename(opts.workspace) }],
+  };
+}
+
+/** Runs `command URL` (split on spaces; no shell), or the platform's opener; does not wait for a browser to close. */
+function openUrl(url: string, command: string | undefined): Promise<void> {
+  const [file, ...args] = command
+    ? [...command.trim().split(/\s+/), url]
+    : process.platform === 'darwin'
+      ? ['open', url]
+      : process.platform === 'win32'
+        ? ['cmd', '/c', 'start', '""', url]
+        : ['xdg-open', url];
+  return new Promise((resolve) => {
+    const child = spawn(file!, args, { stdio: 'ignore', detached: command === undefined });
+    child.on('error', () => resolve());
+    if (command === undefined) {
+      child.unref();
+      resolve();
+    } else child.on('exit', () => resolve());
+  });
+}
+
+async function elicit(server: string, params: ElicitRequest['params'], opts: CliFeatureOptions): Promise<ElicitResult> {
+  if (opts.elicitation === 'decline') return { action: 'decline' };
+  // The SDK fills omitted fields with the schema's defaults (applyDefaults): accepting nothing takes them all.
+  // A URL-mode request would have the CLI send the user to a page the server chose: declined.
+  if (params.mode === 'url') return { action: 'decline' };
+  if (opts.elicitation === 'accept-defaults') return { action: 'accept', content: {} };
+  const schema = (params as { requestedSchema?: { properties?: Record<string, Record<string, unknown>>; required?: string[] } }).requestedSchema ?? {};
+  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  const question = (q: string): Promise<string> => new Promise((resolve) => rl.question(q, resolve));
+  try {
+    opts.say(`Server "${server}" asks: ${params.message}`);
+    const content: Record<string, string | number | boolean | string[]> = {};
+    for (const [name, property] of Object.entries(schema.properties ?? {})) {
+      const type = String(property['type'] ?? 'string');
+      const choices = Array.isArray(property['enum']) ? (property['enum'] as unknown[]).map(String) : undefined;
+      const label = `${String(property['title'] ?? name)}${choices ? ` (${choices.join(' / ')})` : ''}${property['default'] !== undefined ? ` [${String(property['default'])}]` : ''}${schema.required?.includes(name) ? ' *' : ''}: `;
+      for (;;) {
+        const answer = (await question(label)).trim();
+        if (answer === '') break; // omitted: the default, if any, is filled in
+        if (type === 'boolean' && /^(y|yes|true|n|no|false)$/i.test(answer)) content[name] = /^(y|yes|true)$/i.test(answer);
+        else if ((type === 'number' || type === 'integer') && Number.isFinite(Number(answer)) && (type === 'number' || Number.isInteger(Number(answer)))) content[name] = Number(answer);
+        else if (type === 'string' && (!choices || choices.includes(answer))) content[name] = answer;
+        else {
+          opts.say(`  "${answer}" is not ${choices ? `one of ${choices.join(', ')}` : `a ${type}`}; try again, or leave it empty.`);
+          continue;
+        }
+        break;
+      }
+    }
+    const send = (await question('Send these values? [y = send, n = decline, c = cancel] ')).trim().toLowerCase();
+    if (send === 'y' || send === 'yes') return { action: 'accept', content };
+    return { action: send === 'n' || send === 'no' ? 'decline' : 'cancel' };
+  } finally {
+    rl.close();
+  }
+}
