@@ -11,7 +11,9 @@ import type { ClientFeatures } from '../core/connection/clientFeatures';
  * What the CLI's client offers servers: OAuth sign-in (a loopback redirect, the authorization page opened
  * with `--browser CMD` or the system's opener, tokens in a private file under the cache folder),
  * elicitation by `--elicitation ask|accept-defaults|decline`, and the workspace folder as its root.
- * Sampling is not offered: the CLI has no model to run it on, so servers are told it is not available.
+ * Sampling is declared but declined: the CLI has no model to run it on. It is declared so that `serve`
+ * can pass a server's sampling request on to its own client when that client offers sampling; without
+ * one, the server gets an error saying the request was declined.
  */
 
 export type ElicitationMode = 'ask' | 'accept-defaults' | 'decline';
@@ -52,6 +54,7 @@ export function cliClientFeatures(opts: CliFeatureOptions): ClientFeatures {
       return new RouterOAuthProvider(definition.name, definition.launch.url, definition.options.oauth, store, ui);
     },
     elicit: (server, params) => elicit(server, params, opts),
+    sample: (server) => Promise.reject(new Error(`mcp-tool-router (CLI) has no language model, so the sampling request of "${server}" was declined.`)),
     roots: () => [{ uri: pathToFileURL(opts.workspace).href, name: path.basename(opts.workspace) }],
   };
 }

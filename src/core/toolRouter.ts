@@ -1,3 +1,4 @@
+import type { CallerFeatures } from './connection/clientFeatures';
 import picomatch from 'picomatch';
 import { type CallEnvelope, type CallError, type CallErrorType, type CallMeta } from './callEnvelope';
 import { CallStatistics } from './callStatistics';
@@ -34,6 +35,8 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
   /** Overrides the server's `router.callTimeoutMs` for this call. */
   readonly timeoutMs?: number;
+  /** The calling client's own elicitation and sampling (a gateway session), asked first during this call. */
+  readonly caller?: CallerFeatures;
   /** The server's progress notifications for this call (a long call also stays alive while it reports). */
   readonly onProgress?: (progress: { readonly progress: number; readonly total?: number; readonly message?: string }) => void;
 }
@@ -205,7 +208,7 @@ export class ToolRouter {
     let raw: Record<string, unknown>;
     try {
       raw = await server.queue.run(
-        () => connection.callTool(tool.originalName, prepared.value, { timeoutMs: Math.max(1, deadline - Date.now()), ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) }),
+        () => connection.callTool(tool.originalName, prepared.value, { timeoutMs: Math.max(1, deadline - Date.now()), ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}), ...(options.caller ? { caller: options.caller } : {}) }),
         { ...(options.signal ? { signal: options.signal } : {}), waitLimitMs: Math.max(0, deadline - Date.now()) },
       );
     } catch (error) {

@@ -65,10 +65,17 @@ export async function callToolCommand(service: RouterService, results: ResultDoc
 
   const envelope = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Calling {0}…', tool.name), cancellable: true },
-    (_progress, token) => {
+    (progress, token) => {
       const controller = new AbortController();
       token.onCancellationRequested(() => controller.abort());
-      return service.router.call(tool.name, args, { signal: controller.signal });
+      // The server's progress notifications, as the notification's message (and its bar, when it gives a total).
+      let reported = 0;
+      const onProgress = (p: { progress: number; total?: number; message?: string }): void => {
+        const share = p.total ? Math.min(100, (100 * p.progress) / p.total) : undefined;
+        progress.report({ message: p.message ?? (p.total ? `${p.progress}/${p.total}` : String(p.progress)), ...(share !== undefined && share > reported ? { increment: share - reported } : {}) });
+        if (share !== undefined) reported = Math.max(reported, share);
+      };
+      return service.router.call(tool.name, args, { signal: controller.signal, onProgress });
     },
   );
 

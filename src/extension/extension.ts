@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { argumentDiagnostics, callToolCommand, ResultDocuments, RESULT_SCHEME, type CallToolRequest } from './callToolCommand';
 import { RouterService } from './routerService';
-import { disableServer, listServers, refreshTools, restartServer, ServerTreeProvider, showServerLog } from './serverCommands';
+import { disableServer, listServers, refreshTools, restartServer, ServerTreeProvider, showServerLog, signIn, signOut } from './serverCommands';
 import { CostMonitor, type CostLimits } from '../core/guards/costMonitor';
 import { GatewayHost } from './gatewayHost';
 import { giveBackServers, takeOverServers, type TakeOverArgs } from './takeOverCommands';
@@ -46,6 +46,7 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
   const selection = new SelectionService(context, service, learning.memory);
   const tree = new ServerTreeProvider(service, () => selection.toolFlags());
   const cost = new CostMonitor(costLimits());
+  service.clientHost.setCostMonitor(cost);
   // Read when each chat starts, so a change of loops.perTool applies from the next chat on.
   const loopOptions = () => ({ perTool: vscode.workspace.getConfiguration(SETTINGS_SECTION).get('loops.perTool', SETTING_DEFAULTS['loops.perTool']) });
   const participant = new RouterParticipant(service, selection, cost, loopOptions, learning);
@@ -91,6 +92,8 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
     vscode.commands.registerCommand(COMMANDS.showServerLog, (arg?: unknown) => showServerLog(service, arg)),
     vscode.commands.registerCommand(COMMANDS.refreshTools, (arg?: unknown) => refreshTools(service, arg)),
     vscode.commands.registerCommand(COMMANDS.listServers, () => listServers(service)),
+    vscode.commands.registerCommand(COMMANDS.signIn, (arg?: unknown) => signIn(service, arg)),
+    vscode.commands.registerCommand(COMMANDS.signOut, (arg?: unknown) => signOut(service, arg)),
     vscode.commands.registerCommand(COMMANDS.takeOverServers, (arg?: TakeOverArgs) => takeOverServers(service, arg)),
     vscode.commands.registerCommand(COMMANDS.giveBackServers, (arg?: TakeOverArgs) => giveBackServers(service, arg)),
     vscode.commands.registerCommand(COMMANDS.disableServer, (arg?: unknown) => disableServer(service, arg)),

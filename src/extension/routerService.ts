@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { formatConfigIssue, type ConfigIssue, type ServerDefinition } from '../core/config/serverConfig';
 import { ToolRouter } from '../core/toolRouter';
 import { InputSecrets } from './inputSecrets';
+import { VsCodeClientHost } from './clientHost';
 import { ServerConfigSources, type VsCodeMcpJson } from './serverConfigSources';
 import * as path from 'node:path';
 
@@ -15,6 +16,8 @@ const DISABLED_SERVERS_KEY = 'toolRouter.disabledServers';
 export class RouterService implements vscode.Disposable {
   readonly router: ToolRouter;
   readonly inputs: InputSecrets;
+  /** Sign-in, elicitation, sampling and roots for the routed servers. */
+  readonly clientHost: VsCodeClientHost;
   /** The extension's own log: config problems and lifecycle notes (never argument values or secrets). */
   readonly log: vscode.LogOutputChannel;
   private readonly sources: ServerConfigSources;
@@ -30,7 +33,8 @@ export class RouterService implements vscode.Disposable {
   constructor(private readonly context: vscode.ExtensionContext) {
     this.log = vscode.window.createOutputChannel('MCP Tool Router', { log: true });
     this.inputs = new InputSecrets(context.secrets, context.globalState);
-    this.router = new ToolRouter({ onLog: (server, line) => this.serverLog(server).info(line) });
+    this.clientHost = new VsCodeClientHost(context, this.log);
+    this.router = new ToolRouter({ onLog: (server, line) => this.serverLog(server).info(line), features: this.clientHost.features() });
     this.sources = new ServerConfigSources(this.inputs.resolve, userSettingsFolder(context));
     this.disposables.push(this.log, this.sources, this.issuesChanged, this.sources.onDidChange(() => void this.reload()));
   }

@@ -4,6 +4,8 @@ import type { ToolFlag } from '../core/security/toolPoisoning';
 import type { RoutedTool } from '../core/toolRouter';
 import type { RouterService } from './routerService';
 import { COMMANDS } from './settings';
+import { BROWSER_UI } from './clientHost';
+import { DEFAULT_SIGN_IN_TIMEOUT_MS } from '../core/auth/oauthProvider';
 
 /**
  * Restart Server, Show Server Log, Refresh Tools, List Servers and Disable Server, plus the tree of servers
@@ -69,6 +71,47 @@ export async function restartServer(service: RouterService, arg?: unknown): Prom
   await service.router.restartServer(name);
 }
 
+/**
+ * Sign In: connects to the server again with sign-in allowed, which opens its authorization page in the
+ * browser; the tokens go to SecretStorage. Without an argument, picks among the servers that need it.
+ */
+export async function signIn(service: RouterService, arg?: unknown): Promise<boolean> {
+  const name = serverArg(arg) ?? (await pickAuthServer(service, vscode.l10n.t('Sign in to which MCP server?'), true));
+  const connection = name ? service.router.getConnection(name) : undefined;
+  if (!connection?.oauth) {
+    if (name) void vscode.window.showErrorMessage(vscode.l10n.t('Server "{0}" is not a remote server that signs in.', name));
+    return false;
+  }
+  connection.oauth.setUi(BROWSER_UI);
+  service.log.info(`Signing in to ${connection.name}: opening its authorization page.`);
+  await connection.signIn();
+  await connection.whenSettled(DEFAULT_SIGN_IN_TIMEOUT_MS);
+  const ok = connection.status.state === 'ready';
+  if (!ok) void vscode.window.showErrorMessage(vscode.l10n.t('Sign-in to "{0}" did not complete: {1}', connection.name, connection.status.reason ?? connection.status.state));
+  return ok;
+}
+
+/** Sign Out: forgets the server's tokens and registration (SecretStorage), then reconnects without them. */
+export async function signOut(service: RouterService, arg?: unknown): Promise<void> {
+  const name = serverArg(arg) ?? (await pickAuthServer(service, vscode.l10n.t('Sign out of which MCP server?'), false));
+  const connection = name ? service.router.getConnection(name) : undefined;
+  if (!connection?.oauth) return;
+  connection.oauth.setUi(undefined);
+  await connection.signOut();
+  service.log.info(`Signed out of ${connection.name}.`);
+  void vscode.window.showInformationMessage(vscode.l10n.t('Signed out of "{0}".', connection.name));
+}
+
+async function pickAuthServer(service: RouterService, title: string, needing: boolean): Promise<string | undefined> {
+  const candidates = service.router.serverStatuses.filter((s) => service.router.getConnection(s.name)?.oauth && (!needing || s.needsSignIn));
+  if (candidates.length === 0) {
+    void vscode.window.showInformationMessage(needing ? vscode.l10n.t('No MCP server needs sign-in.') : vscode.l10n.t('No remote MCP server to sign out of.'));
+    return undefined;
+  }
+  if (candidates.length === 1) return candidates[0]!.name;
+  return (await vscode.window.showQuickPick(candidates.map((s) => ({ label: s.name, description: s.needsSignIn ? vscode.l10n.t('needs sign-in') : '' })), { title }))?.label;
+}
+
 export async function showServerLog(service: RouterService, arg?: unknown): Promise<void> {
   const name = serverArg(arg) ?? (await pickServer(service, vscode.l10n.t('Show the log of which MCP server?')));
   if (name) service.serverLog(name).show(true);
@@ -110,7 +153,7 @@ export class ServerNode extends vscode.TreeItem {
     super(status.name, status.toolCount > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     const flagged = flaggedTools > 0 ? vscode.l10n.t('{0} flagged', flaggedTools) : '';
     const shared = sharedWithVsCode ? vscode.l10n.t('also started by VS Code') : '';
-    this.description = [describe(status), flagged ? `⚠ ${flagged}` : '', shared].filter(Boolean).join(' · ');
+    this.description = [status.needsSignIn ? vscode.l10n.t('needs sign-in') : describe(status), flagged ? `⚠ ${flagged}` : '', shared].filter(Boolean).join(' · ');
     this.tooltip = [
       status.reason ?? describe(status),
       flagged ? vscode.l10n.t('{0} tool(s) flagged as possibly poisoned; see their tooltips.', flaggedTools) : '',
@@ -119,7 +162,8 @@ export class ServerNode extends vscode.TreeItem {
       .filter(Boolean)
       .join('\n');
     this.iconPath = new vscode.ThemeIcon(STATE_ICONS[status.state]);
-    this.contextValue = `server.${status.state}`;
+    this.contextValue = status.needsSignIn ? 'server.needsSignIn' : `server.${status.state}`;
+    if (status.needsSignIn) this.iconPath = new vscode.ThemeIcon('account');
   }
 }
 

@@ -107,6 +107,8 @@ export const COMMANDS = {
   replayUsage: 'toolRouter.replayUsage',
   takeOverServers: 'toolRouter.takeOverServers',
   giveBackServers: 'toolRouter.giveBackServers',
+  signIn: 'toolRouter.signIn',
+  signOut: 'toolRouter.signOut',
 } as const;
 
 export const VIEW_SERVERS = 'toolRouter.servers';

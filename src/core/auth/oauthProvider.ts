@@ -67,8 +67,13 @@ export class RouterOAuthProvider implements OAuthClientProvider {
     private readonly settings: OAuthSettings | undefined,
     private readonly store: AuthStore,
     /** With a UI, sign-in opens it and waits; without, the server is reported as needing sign-in. */
-    private readonly ui: AuthorizationUi | undefined,
+    private ui: AuthorizationUi | undefined,
   ) {}
+
+  /** Allows (with a UI) or stops (undefined) interactive sign-in from now on: VS Code's Sign In sets it. */
+  setUi(ui: AuthorizationUi | undefined): void {
+    this.ui = ui;
+  }
 
   /** A client ID metadata document's URL, used as the client ID where the authorization server supports it. */
   get clientMetadataUrl(): string | undefined {

@@ -51,7 +51,7 @@ export interface ChatModel {
 
 /** What the router needs to run a call (the ToolRouter satisfies it). */
 export interface ToolCaller {
-  call(name: string, args: unknown, options?: { signal?: AbortSignal }): Promise<CallEnvelope>;
+  call(name: string, args: unknown, options?: { signal?: AbortSignal; onProgress?: (progress: { progress: number; total?: number; message?: string }) => void }): Promise<CallEnvelope>;
 }
 
 export type TurnWarning =
@@ -299,7 +299,10 @@ export async function runChatTurn(options: ChatTurnOptions): Promise<TurnResult>
           confirmation = verdict.confirmation;
           if (verdict.run) {
             events?.onToolStart?.(call);
-            envelope = await router.call(call.name, call.input, options.signal ? { signal: options.signal } : {});
+            // A long call's progress reaches the user as the turn's progress line.
+            const onProgress = (p: { progress: number; total?: number; message?: string }): void =>
+              events?.onProgress?.(`${call.name}: ${p.message ?? (p.total ? `${p.progress} of ${p.total}` : `${p.progress}`)}`);
+            envelope = await router.call(call.name, call.input, { ...(options.signal ? { signal: options.signal } : {}), onProgress });
             const facts = resultFactsFor(envelope);
             loops.record(call.name, call.input, facts.digest, facts.isEmpty);
             offered.markCalled(call.name);

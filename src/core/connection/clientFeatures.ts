@@ -20,3 +20,12 @@ export interface ClientFeatures {
   /** Subscribes to changes of the roots; returns the unsubscribe. */
   readonly onRootsChanged?: (listener: () => void) => () => void;
 }
+
+/**
+ * What the client that made a call can answer itself: the gateway's own MCP client, for a call that came
+ * through the gateway. A server's elicitation or sampling request during that call goes to it first.
+ */
+export interface CallerFeatures {
+  readonly elicit?: (params: ElicitRequest['params'], signal: AbortSignal) => Promise<ElicitResult>;
+  readonly sample?: (params: CreateMessageRequest['params'], signal: AbortSignal) => Promise<CreateMessageResult>;
+}

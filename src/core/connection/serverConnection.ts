@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, LoggingMessageNotificationSchema, McpError, ToolListChangedNotificationSchema, type ClientCapabilities, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { NeedsSignInError, type RouterOAuthProvider } from '../auth/oauthProvider';
-import type { ClientFeatures } from './clientFeatures';
+import type { CallerFeatures, ClientFeatures } from './clientFeatures';
 import * as z from 'zod/v4';
 import type { CallErrorType } from '../callEnvelope';
 import { redactUrl } from '../config/mcpConfigParser';
@@ -124,6 +124,8 @@ export class ServerConnection {
   private auth: RouterOAuthProvider | undefined;
   private needsSignIn = false;
   private offRoots: (() => void) | undefined;
+  /** Callers of the calls in flight that can answer requests themselves, newest last. */
+  private readonly callers: CallerFeatures[] = [];
 
   constructor(readonly definition: ServerDefinition, private readonly options: ConnectionOptions = {}) {
     this.log = new ServerLog();
@@ -249,7 +251,17 @@ export class ServerConnection {
    * Calls a tool by its original name. Throws {@link ConnectionError} for connection-level failures;
    * returns the raw result object otherwise (its shape is checked by the router).
    */
-  async callTool(tool: string, args: Record<string, unknown>, opts: { timeoutMs: number; signal?: AbortSignal; onProgress?: (progress: Progress) => void }): Promise<ToolCallResult> {
+  async callTool(tool: string, args: Record<string, unknown>, opts: { timeoutMs: number; signal?: AbortSignal; onProgress?: (progress: Progress) => void; caller?: CallerFeatures }): Promise<ToolCallResult> {
+    if (!opts.caller) return this.callToolAs(tool, args, opts);
+    this.callers.push(opts.caller);
+    try {
+      return await this.callToolAs(tool, args, opts);
+    } finally {
+      this.callers.splice(this.callers.lastIndexOf(opts.caller), 1);
+    }
+  }
+
+  private async callToolAs(tool: string, args: Record<string, unknown>, opts: { timeoutMs: number; signal?: AbortSignal; onProgress?: (progress: Progress) => void }): Promise<ToolCallResult> {
     const client = this.client;
     if (!client || this.state !== 'ready') throw this.unavailableError();
     const generation = this.generation;
@@ -497,13 +509,22 @@ export class ServerConnection {
   /** Requests from the server (elicitation, sampling, roots) and its log messages. */
   private installFeatureHandlers(client: Client, generation: number): void {
     const features = this.options.features;
+    // A request during a call goes to that call's client when it can answer (a gateway session); the
+    // protocol does not say which call a request belongs to, so the newest such call is taken.
+    const caller = (has: keyof CallerFeatures): CallerFeatures | undefined => [...this.callers].reverse().find((c) => c[has]);
     if (features?.elicit) {
       const elicit = features.elicit;
-      client.setRequestHandler(ElicitRequestSchema, (request, extra) => elicit(this.name, request.params, extra.signal));
+      client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
+        const forward = caller('elicit');
+        return forward ? forward.elicit!(request.params, extra.signal) : elicit(this.name, request.params, extra.signal);
+      });
     }
     if (features?.sample) {
       const sample = features.sample;
-      client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sample(this.name, request.params, extra.signal));
+      client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => {
+        const forward = caller('sample');
+        return forward ? forward.sample!(request.params, extra.signal) : sample(this.name, request.params, extra.signal);
+      });
     }
     if (features?.roots) {
       const roots = features.roots;

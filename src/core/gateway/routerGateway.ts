@@ -1,6 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type LoggingLevel, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type CreateMessageRequest, type ElicitRequest, type LoggingLevel, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallerFeatures } from '../connection/clientFeatures';
 import type { CallEnvelope } from '../callEnvelope';
 import { confirmationMarkdown, declinedMessage, destructiveApproval, refusedByPolicyMessage } from '../chat/callApproval';
 import { searchHits, type SearchHit } from '../chat/toolSearch';
@@ -262,9 +263,18 @@ export class RouterGateway {
       if (approval === 'refuse') return notApproved(tool, refusedByPolicyMessage(name));
       if (approval === 'ask' && !(await this.confirm(tool, args, signal))) return notApproved(tool, declinedMessage(name));
     }
-    const envelope = await this.router.call(name, args, signal ? { signal } : {});
+    const envelope = await this.router.call(name, args, { ...(signal ? { signal } : {}), caller: this.callerFeatures() });
     if (tool) this.options.onCall?.(name);
     return envelope;
+  }
+
+  /** What this session's client can answer itself: a routed server's questions and model requests go to it. */
+  private callerFeatures(): CallerFeatures {
+    const capabilities = this.server.getClientCapabilities();
+    return {
+      ...(capabilities?.elicitation ? { elicit: (params: ElicitRequest['params'], signal: AbortSignal) => this.server.elicitInput(params, { signal }) } : {}),
+      ...(capabilities?.sampling ? { sample: (params: CreateMessageRequest['params'], signal: AbortSignal) => this.server.createMessage(params, { signal }) } : {}),
+    };
   }
 
   /**
