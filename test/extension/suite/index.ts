@@ -12,6 +12,8 @@ export function run(): Promise<void> {
   require('./extension.test');
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
   require('./chat.test');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+  require('./remote.test');
   return new Promise((resolve, reject) => {
     mocha.run((failures) => (failures > 0 ? reject(new Error(`${failures} extension test(s) failed`)) : resolve()));
   });
