@@ -1,9 +1,9 @@
-import type { CallerFeatures } from './connection/clientFeatures';
 import picomatch from 'picomatch';
 import { type CallEnvelope, type CallError, type CallErrorType, type CallMeta } from './callEnvelope';
 import { CallStatistics } from './callStatistics';
 import { ConcurrencyQueue, QueueWaitTimeout } from './concurrencyQueue';
 import type { ServerDefinition } from './config/serverConfig';
+import type { CallerFeatures } from './connection/clientFeatures';
 import { ConnectionError, ServerConnection, describeError, describeState, type ConnectionOptions, type ServerStatus, type ServerTool, type ToolAnnotations } from './connection/serverConnection';
 import { assignServerPrefixes, assignToolNames } from './naming';
 import { normalizeArguments, parseArguments } from './schema/argumentNormalizer';

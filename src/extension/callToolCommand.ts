@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
 import { findNodeAtLocation, parseTree, type Node as JsonNode } from 'jsonc-parser';
 import type { CallEnvelope } from '../core/callEnvelope';
-import { flatFields, parseFieldValue, schemaSkeleton, type FormField } from '../core/schema/schemaForms';
+import { flatFields, schemaSkeleton, type FormField } from '../core/schema/schemaForms';
 import type { RoutedTool } from '../core/toolRouter';
+import { askField, CANCELLED, SKIPPED, type FieldAnswer } from './fieldPrompts';
 import type { RouterService } from './routerService';
 
 /**
@@ -144,7 +145,7 @@ async function askFieldByField(service: RouterService, tool: RoutedTool, fields:
     for (const name of toAsk) {
       const field = fields.find((f) => f.name === name)!;
       const step = fields.indexOf(field) + 1;
-      const answer = await askField(tool, field, step, fields.length, values[name], errors.get(name));
+      const answer = await askToolField(tool, field, step, fields.length, values[name], errors.get(name));
       if (answer === CANCELLED) return undefined;
       if (answer === SKIPPED) delete values[name];
       else Object.defineProperty(values, name, { value: answer.value, enumerable: true, writable: true, configurable: true });
@@ -164,41 +165,8 @@ async function askFieldByField(service: RouterService, tool: RoutedTool, fields:
   }
 }
 
-const CANCELLED = Symbol('cancelled');
-const SKIPPED = Symbol('skipped');
-
-async function askField(tool: RoutedTool, field: FormField, step: number, total: number, previous: unknown, error: string | undefined): Promise<{ value: unknown } | typeof CANCELLED | typeof SKIPPED> {
-  const title = `${tool.name} (${step}/${total}): ${field.name}${field.required ? ' *' : ''}`;
-  const hint = [field.description, field.required ? vscode.l10n.t('required') : vscode.l10n.t('optional: leave empty to skip')].filter(Boolean).join(' · ');
-  if (field.kind === 'enum' || field.kind === 'boolean') {
-    const options = field.kind === 'boolean' ? [true, false] : field.options ?? [];
-    const items: Array<vscode.QuickPickItem & { value?: unknown; skip?: boolean }> = options.map((o) => ({
-      label: String(o),
-      ...(o === field.defaultValue ? { description: vscode.l10n.t('default') } : {}),
-      value: o,
-    }));
-    if (!field.required) items.push({ label: vscode.l10n.t('(leave out)'), skip: true });
-    const pick = await vscode.window.showQuickPick(items, { title, placeHolder: error ? `⚠ ${error}` : hint, ignoreFocusOut: true });
-    if (!pick) return CANCELLED;
-    return pick.skip ? SKIPPED : { value: pick.value };
-  }
-  const initial = previous !== undefined ? String(previous) : field.defaultValue !== undefined ? String(field.defaultValue) : '';
-  const text = await vscode.window.showInputBox({
-    title,
-    prompt: error ? `⚠ ${error}` : hint,
-    value: initial,
-    placeHolder: field.kind,
-    ignoreFocusOut: true,
-    validateInput: (value) => {
-      if (value === '' && !field.required) return undefined;
-      const parsed = parseFieldValue(field, value);
-      return typeof parsed === 'string' ? parsed : undefined;
-    },
-  });
-  if (text === undefined) return CANCELLED;
-  if (text === '' && !field.required) return SKIPPED;
-  const parsed = parseFieldValue(field, text);
-  return typeof parsed === 'string' ? { value: text } : parsed;
+async function askToolField(tool: RoutedTool, field: FormField, step: number, total: number, previous: unknown, error: string | undefined): Promise<FieldAnswer> {
+  return askField(`${tool.name} (${step}/${total}): ${field.name}${field.required ? ' *' : ''}`, field, { previous, ...(error ? { error } : {}) });
 }
 
 /** Argument errors shown in the JSON editor; disposed with the extension (see activate). */

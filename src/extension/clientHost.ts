@@ -3,7 +3,8 @@ import type { CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitRe
 import { RouterOAuthProvider, type AuthStore, type AuthorizationUi, type StoredAuth } from '../core/auth/oauthProvider';
 import type { ClientFeatures } from '../core/connection/clientFeatures';
 import { estimateTokens, type CostMonitor } from '../core/guards/costMonitor';
-import { flatFields, parseFieldValue, type FormField } from '../core/schema/schemaForms';
+import { flatFields } from '../core/schema/schemaForms';
+import { askField, CANCELLED, SKIPPED } from './fieldPrompts';
 
 /**
  * What the router's MCP client offers servers inside VS Code:
@@ -145,47 +146,11 @@ export async function elicitInVsCode(server: string, params: ElicitRequest['para
   );
   if (!first) return { action: 'cancel' };
   if (first.action === 'decline') return { action: 'decline' };
-  const content: Record<string, string | number | boolean> = {};
+  const content: Record<string, unknown> = {};
   for (const [i, field] of fields.entries()) {
-    const value = await askElicitedField(server, field, i + 1, fields.length, source.token);
-    if (value === CANCELLED) return { action: 'cancel' };
-    if (value !== SKIPPED) content[field.name] = value as string | number | boolean;
+    const answer = await askField(`${server} (${i + 1}/${fields.length}): ${field.name}${field.required ? ' *' : ''}`, field, { token: source.token });
+    if (answer === CANCELLED) return { action: 'cancel' };
+    if (answer !== SKIPPED) content[field.name] = answer.value;
   }
-  return { action: 'accept', content };
-}
-
-const CANCELLED = Symbol('cancelled');
-const SKIPPED = Symbol('skipped');
-
-async function askElicitedField(server: string, field: FormField, step: number, total: number, token: vscode.CancellationToken): Promise<unknown> {
-  const title = `${server} (${step}/${total}): ${field.name}${field.required ? ' *' : ''}`;
-  const hint = [field.description, field.required ? vscode.l10n.t('required') : vscode.l10n.t('optional: leave empty to skip')].filter(Boolean).join(' · ');
-  if (field.kind === 'enum' || field.kind === 'boolean') {
-    const options = field.kind === 'boolean' ? [true, false] : (field.options ?? []);
-    // The default first, so accepting the first item takes it.
-    const ordered = field.defaultValue !== undefined ? [field.defaultValue, ...options.filter((o) => o !== field.defaultValue)] : options;
-    const items: Array<vscode.QuickPickItem & { value?: unknown; skip?: boolean }> = ordered.map((o) => ({ label: String(o), ...(o === field.defaultValue ? { description: vscode.l10n.t('default') } : {}), value: o }));
-    if (!field.required) items.push({ label: vscode.l10n.t('(leave out)'), skip: true });
-    const pick = await vscode.window.showQuickPick(items, { title, placeHolder: hint, ignoreFocusOut: true }, token);
-    if (!pick) return CANCELLED;
-    return pick.skip ? SKIPPED : pick.value;
-  }
-  const text = await vscode.window.showInputBox(
-    {
-      title,
-      prompt: hint,
-      value: field.defaultValue !== undefined ? String(field.defaultValue) : '',
-      ignoreFocusOut: true,
-      validateInput: (value) => {
-        if (value === '' && !field.required) return undefined;
-        const parsed = parseFieldValue(field, value);
-        return typeof parsed === 'string' ? parsed : undefined;
-      },
-    },
-    token,
-  );
-  if (text === undefined) return CANCELLED;
-  if (text === '' && !field.required) return SKIPPED;
-  const parsed = parseFieldValue(field, text);
-  return typeof parsed === 'string' ? text : parsed.value;
+  return { action: 'accept', content: content as ElicitResult['content'] };
 }

@@ -3,7 +3,7 @@
  * and any other schema becomes a JSON skeleton to edit.
  */
 
-export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'enum';
+export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'enum' | 'multi';
 
 export interface FormField {
   readonly name: string;
@@ -11,8 +11,10 @@ export interface FormField {
   readonly required: boolean;
   readonly description?: string;
   readonly defaultValue?: unknown;
-  /** For `enum` fields: the allowed values. */
+  /** For `enum` and `multi` fields: the allowed values. */
   readonly options?: readonly unknown[];
+  /** Display titles of the options, in the same order, when the schema gives them. */
+  readonly labels?: readonly string[];
 }
 
 type Schema = Record<string, unknown>;
@@ -51,9 +53,16 @@ export function flatFields(schema: unknown): FormField[] | undefined {
       ...(typeof raw['description'] === 'string' ? { description: raw['description'] } : {}),
       ...('default' in raw ? { defaultValue: raw['default'] } : {}),
     };
-    const enumValues = raw['enum'];
-    if (Array.isArray(enumValues) && enumValues.length > 0 && enumValues.every((v) => v === null || ['string', 'number', 'boolean'].includes(typeof v))) {
-      fields.push({ ...base, kind: 'enum', options: enumValues });
+    const single = choicesOf(raw);
+    if (single) {
+      fields.push({ ...base, kind: 'enum', ...single });
+      continue;
+    }
+    // Multiple choice: an array of enum values (elicitation's multi-select enums, SEP-1330).
+    const items = raw['items'];
+    const multi = singleType(raw) === 'array' && isObject(items) ? choicesOf(items) : undefined;
+    if (multi) {
+      fields.push({ ...base, kind: 'multi', ...multi });
       continue;
     }
     const type = singleType(raw);
@@ -61,6 +70,27 @@ export function flatFields(schema: unknown): FormField[] | undefined {
     else return undefined;
   }
   return fields;
+}
+
+/**
+ * The choices of an enum property, in the three forms schemas use for them (SEP-1330): `enum` (with
+ * legacy `enumNames` titles), or `oneOf` / `anyOf` of `{const, title}`; undefined when it is not one.
+ */
+function choicesOf(schema: Schema): { options: unknown[]; labels?: string[] } | undefined {
+  const primitive = (v: unknown): boolean => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+  const values = schema['enum'];
+  if (Array.isArray(values) && values.length > 0 && values.every(primitive)) {
+    const names = schema['enumNames'];
+    const labels = Array.isArray(names) && names.length === values.length && names.every((n) => typeof n === 'string') ? (names as string[]) : undefined;
+    return { options: values, ...(labels ? { labels } : {}) };
+  }
+  for (const key of ['oneOf', 'anyOf']) {
+    const branches = schema[key];
+    if (!Array.isArray(branches) || branches.length === 0 || !branches.every((b) => isObject(b) && 'const' in b && primitive(b['const']))) continue;
+    const list = branches as Schema[];
+    return { options: list.map((b) => b['const']), labels: list.map((b) => (typeof b['title'] === 'string' ? b['title'] : String(b['const']))) };
+  }
+  return undefined;
 }
 
 /** Parses what a person typed for a field; a string means "not valid, because…". */
@@ -80,6 +110,12 @@ export function parseFieldValue(field: FormField, text: string): { value: unknow
       return `"${field.name}" needs true or false`;
     case 'enum':
       return { value: field.options?.find((o) => String(o) === text) ?? text };
+    case 'multi': {
+      const picked = text.split(',').map((t) => t.trim()).filter(Boolean);
+      const unknown = picked.filter((t) => !field.options?.some((o) => String(o) === t));
+      if (unknown.length > 0) return `"${field.name}" takes only ${field.options?.map(String).join(', ')}`;
+      return { value: picked.map((t) => field.options!.find((o) => String(o) === t)) };
+    }
   }
 }
 
