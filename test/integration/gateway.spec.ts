@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { EVERYTHING, MEMORY, REPO_ROOT, SCRIPTED, isAlive, tempDir, waitFor } from './serverHarness';
+import { processesWith } from '../processes';
 
 /**
  * `serve` as any MCP client sees it: the built CLI over stdio, driven by the SDK's own Client, with
@@ -73,20 +74,6 @@ async function search(client: Client, query: string, limit?: number): Promise<Se
   return JSON.parse(text(result)) as SearchAnswer;
 }
 
-/** Pids of live processes whose command line holds `marker` (Linux /proc; none elsewhere). */
-function processesWith(marker: string): number[] {
-  if (!existsSync('/proc')) return [];
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) pids.push(Number(entry));
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return pids;
-}
 
 describe('mcp-tool-router serve (the gateway over stdio)', function () {
   this.timeout(120_000);

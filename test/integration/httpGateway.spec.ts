@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { EVERYTHING, MEMORY, REPO_ROOT, isAlive, tempDir, waitFor } from './serverHarness';
+import { processesWith } from '../processes';
 
 /**
  * `serve --http` as other MCP clients and a team see it: the built CLI on a loopback port, real
@@ -15,19 +16,6 @@ import { EVERYTHING, MEMORY, REPO_ROOT, isAlive, tempDir, waitFor } from './serv
 const CLI = path.join(REPO_ROOT, 'dist/cli.js');
 const TOKEN = 'test-token-0123456789abcdef0123456789';
 
-function processesWith(marker: string): number[] {
-  if (!existsSync('/proc')) return [];
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) pids.push(Number(entry));
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return pids;
-}
 
 function text(result: unknown): string {
   return (result as CallToolResult).content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('\n');

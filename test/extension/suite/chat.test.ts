@@ -6,11 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { readdirSync, readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRouterApi } from '../../../src/extension/extension';
+import { processesWith } from '../../processes';
 import { COMMANDS } from '../../../src/extension/settings';
 
 interface FakeModelApi {
@@ -22,19 +22,6 @@ function resultText(result: unknown): string {
   return (result as CallToolResult).content.map((b) => (b.type === 'text' ? b.text : '')).join('\n');
 }
 
-/** Pids of the processes whose command line holds `fragment` (Linux /proc, where these tests run). */
-function processesRunning(fragment: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(fragment)) pids.push(Number(entry));
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return pids;
-}
 
 /** Records what the participant streams; a real ChatResponseStream cannot be made outside a chat view. */
 class RecordingStream {
@@ -227,8 +214,8 @@ describe('@router chat participant (with a fake scripted model)', function () {
       assert.equal(envelope.ok, true);
       // Every client went through the one router: one process per server.
       const pid = router.service.router.getConnection('everything')!.status.pid;
-      assert.deepEqual(processesRunning('server-everything/dist/index.js'), [pid]);
-      assert.equal(processesRunning('server-memory/dist/index.js').length, 1);
+      assert.deepEqual(processesWith('server-everything/dist/index.js'), [pid]);
+      assert.equal(processesWith('server-memory/dist/index.js').length, 1);
     } finally {
       await client.close();
     }

@@ -10,25 +10,13 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CallEnvelope } from '../../../src/core/callEnvelope';
 import type { Selection } from '../../../src/core/selection/selectionTypes';
-import type { ToolRouterApi } from '../../../src/extension/extension';
 import { COMMANDS } from '../../../src/extension/settings';
+import { api, EXTENSION_ID, waitFor } from './helpers';
+import type { ToolRouterApi } from '../../../src/extension/extension';
 
-const EXTENSION_ID = 'mcp-tool-router.mcp-tool-router';
 const REPO = process.env['TOOL_ROUTER_REPO'] ?? path.resolve(__dirname, '../../..');
 
-async function api(): Promise<ToolRouterApi> {
-  const extension = vscode.extensions.getExtension<ToolRouterApi>(EXTENSION_ID);
-  assert.ok(extension, `extension ${EXTENSION_ID} is not installed`);
-  return extension.isActive ? extension.exports : extension.activate();
-}
 
-async function waitFor(predicate: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function workspaceFile(...parts: string[]): string {
   const folder = vscode.workspace.workspaceFolders?.[0];

@@ -7,24 +7,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CallEnvelope } from '../../../src/core/callEnvelope';
-import type { ToolRouterApi } from '../../../src/extension/extension';
 import { COMMANDS } from '../../../src/extension/settings';
+import { api, waitFor } from './helpers';
 
 const REPO = process.env['TOOL_ROUTER_REPO'] ?? path.resolve(__dirname, '../../..');
 const FIXTURE = path.join(REPO, 'test/fixtures/servers/oauthServer.mjs');
 
-async function api(): Promise<ToolRouterApi> {
-  const extension = vscode.extensions.getExtension<ToolRouterApi>('mcp-tool-router.mcp-tool-router')!;
-  return extension.isActive ? extension.exports : extension.activate();
-}
 
-async function waitFor(predicate: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function startFixture(args: string[]): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [FIXTURE, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
