@@ -156,6 +156,12 @@ async function panelSteps(page, workspace) {
     return /everything\s*ready/.test(text) && /memory\s*ready/.test(text) ? text : undefined;
   }, PANEL_TIMEOUT_MS);
   log('panel open; both servers ready');
+  // The panel lives in the secondary side bar (beside the chat), not under the server tree.
+  const inSecondary = await page.locator('.part.auxiliarybar iframe.webview.ready').count();
+  const inPrimary = await page.locator('.part.sidebar iframe.webview.ready').count();
+  if (inSecondary !== 1 || inPrimary !== 0) throw new TestFailure(`the panel should be in the secondary side bar: ${inSecondary} webview(s) there, ${inPrimary} in the primary side bar`);
+  const containers = (await page.locator('.part.auxiliarybar .composite-bar .action-label, .part.auxiliarybar .title-label').allInnerTexts().catch(() => [])).map((t) => t.trim()).filter(Boolean);
+  log(`the panel is in the secondary side bar${containers.length ? ` (its views: ${containers.join(', ')})` : ''}`);
   await roomForThePanel(page);
   await screenshot('open');
 
@@ -194,8 +200,8 @@ async function panelSteps(page, workspace) {
   }, TURN_TIMEOUT_MS);
   log(`loop warning: ${warning.slice(0, 160)}`);
   await screenshot('loop');
-  // The README's picture: the side bar alone (smaller, and the VSIX has a size budget).
-  await page.locator('.part.sidebar').screenshot({ path: README_SCREENSHOT, animations: 'disabled' });
+  // The README's picture: the secondary side bar alone (smaller, and the VSIX has a size budget).
+  await page.locator('.part.auxiliarybar').screenshot({ path: README_SCREENSHOT, animations: 'disabled' });
   log(`saved ${path.relative(REPO_ROOT, README_SCREENSHOT)}`);
 
   // 5. Over the cap: paused, then Resume from the panel.
@@ -221,20 +227,19 @@ async function panelSteps(page, workspace) {
 }
 
 /**
- * Cosmetic, for readable screenshots: collapses the Servers view above the panel and widens the side bar.
+ * Cosmetic, for readable screenshots: widens the secondary side bar the panel is in.
  * @param {import('playwright-core').Page} page
  */
 async function roomForThePanel(page) {
   try {
-    const header = page.locator('.pane-header', { hasText: /^Servers/ }).first();
-    if ((await header.getAttribute('aria-expanded')) === 'true') await header.click();
-    const sidebar = await page.locator('.part.sidebar').boundingBox();
-    if (sidebar) {
-      const x = sidebar.x + sidebar.width + 1;
-      const y = sidebar.y + sidebar.height / 2;
+    // The secondary side bar is on the right: its left edge is dragged further left to widen it.
+    const bar = await page.locator('.part.auxiliarybar').boundingBox();
+    if (bar) {
+      const x = bar.x - 1;
+      const y = bar.y + bar.height / 2;
       await page.mouse.move(x, y);
       await page.mouse.down();
-      await page.mouse.move(x + 300, y, { steps: 5 });
+      await page.mouse.move(x - 300, y, { steps: 5 });
       await page.mouse.up();
     }
   } catch (error) {
