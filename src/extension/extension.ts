@@ -32,6 +32,8 @@ export interface ToolRouterApi {
   readonly learning: UsageLearning;
   /** The gateway served by the extension host (tests connect to it as another MCP client would). */
   readonly gateway: GatewayHost;
+  /** How long `activate()` took, and when it started (`performance.now()` of the extension host): bench:activation. */
+  readonly activation: { readonly startedAt: number; readonly ms: number };
   /** Resolves when the configuration has been loaded and servers have had `timeoutMs` to settle. */
   whenSettled(timeoutMs?: number): Promise<void>;
 }
@@ -40,6 +42,7 @@ export interface ToolRouterApi {
 const DEFAULT_SETTLE_MS = 30_000;
 
 export function activate(context: vscode.ExtensionContext): ToolRouterApi {
+  const startedAt = performance.now();
   const service = new RouterService(context);
   const results = new ResultDocuments();
   const learning = new UsageLearning(context, service.log, (name) => service.router.getTool(name) !== undefined);
@@ -113,7 +116,9 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
   const loaded = service.reload();
   // The model loads after the servers have been asked to start, off the activation path.
   void loaded.then(() => selection.getEngine());
+  const activation = { startedAt, ms: performance.now() - startedAt };
   return {
+    activation,
     service,
     selection,
     participant,
