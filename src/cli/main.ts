@@ -11,6 +11,7 @@ import { ToolRouter } from '../core/toolRouter';
 import { catalogueFromFile, defaultCacheDir, parseProvider, runEval, runSelect, type SelectCliOptions } from './selectCommands';
 import { cliClientFeatures, defaultElicitationMode, parseElicitationMode, type ElicitationMode } from './clientFeatures';
 import type { ClientFeatures } from '../core/connection/clientFeatures';
+import { setOnnxRuntimeFolder } from '../core/embedding/ortRuntime';
 import { runReplay, type ReplayCliOptions } from './replayCommand';
 import { runServe, type HttpServeOptions } from './serveCommand';
 import { isLoopbackHost } from '../core/gateway/httpGateway';
@@ -308,6 +309,7 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
     err(`${(error as Error).message}\n\n${USAGE}`);
     return EXIT_CODES.usage;
   }
+  setOnnxRuntimeFolder(path.join(opts.cacheDir ?? path.dirname(defaultCacheDir()), 'runtime'));
   if (opts.command === 'help' || opts.command === '') {
     (opts.command === 'help' ? out : err)(USAGE);
     return opts.command === 'help' ? EXIT_CODES.ok : EXIT_CODES.usage;

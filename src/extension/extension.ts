@@ -4,6 +4,7 @@ import { RouterService } from './routerService';
 import { disableServer, listServers, refreshTools, restartServer, ServerTreeProvider, showServerLog, signIn, signOut } from './serverCommands';
 import { CostMonitor, type CostLimits } from '../core/guards/costMonitor';
 import { GatewayHost } from './gatewayHost';
+import { setOnnxRuntimeFolder } from '../core/embedding/ortRuntime';
 import { giveBackServers, takeOverServers, type TakeOverArgs } from './takeOverCommands';
 import { PARTICIPANT_ID, RouterParticipant } from './chatParticipant';
 import { RouterPanel } from './routerPanel';
@@ -43,6 +44,7 @@ const DEFAULT_SETTLE_MS = 30_000;
 
 export function activate(context: vscode.ExtensionContext): ToolRouterApi {
   const startedAt = performance.now();
+  setOnnxRuntimeFolder(vscode.Uri.joinPath(context.globalStorageUri, 'runtime').fsPath);
   const service = new RouterService(context);
   const results = new ResultDocuments();
   const learning = new UsageLearning(context, service.log, (name) => service.router.getTool(name) !== undefined);

@@ -12,6 +12,7 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import type * as Ort from 'onnxruntime-node';
+import { loadOnnxRuntime } from './ortRuntime';
 import { errorText } from './errorDetails';
 import { EmbeddingError, l2Normalize, type Embedder } from './embedder';
 import { splitIdentifiers } from './textPreprocess';
@@ -290,7 +291,7 @@ class SharedModel {
 
   private async create(): Promise<LoadedSession> {
     // Loaded on first use: the native runtime costs start-up time that the HTTP provider never needs.
-    const ort = await import('onnxruntime-node');
+    const ort = await loadOnnxRuntime();
     const bytes = await readRequiredFile(this.folder, path.relative(this.folder, this.modelPath));
     // The model id was computed from the file at load; run exactly that file or say it changed.
     const sha = createHash('sha256').update(bytes).digest('hex');
