@@ -1,5 +1,5 @@
-// `npm run package [-- --target linux-x64]`: builds the production bundle, writes the third-party notices,
-// and packs the VSIX for one platform (the current one by default) into out/.
+// `npm run package [-- --target linux-x64 | -- --all]`: builds the production bundle, writes the third-party notices,
+// and packs the VSIX for one platform (the current one by default), or for every platform, into out/.
 // Every run bundles its JavaScript dependencies into dist/extension.js, so the VSIX carries no node_modules.
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
@@ -7,8 +7,12 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { brotliCompressSync, constants as zlib } from 'node:zlib';
 
-/** VS Code's platform targets, as `vsce package --target` names them. */
-const TARGETS = ['win32-x64', 'win32-arm64', 'linux-x64', 'linux-arm64', 'linux-armhf', 'darwin-x64', 'darwin-arm64', 'alpine-x64', 'alpine-arm64'];
+/**
+ * The platforms the VSIX is built for, as `vsce package --target` names them: those onnxruntime-node
+ * ships a native binary for (its bin/napi-v6 folders). darwin-x64, linux-armhf and Alpine have none, so
+ * the local model could not run there.
+ */
+const TARGETS = ['linux-x64', 'linux-arm64', 'darwin-arm64', 'win32-x64', 'win32-arm64'];
 /** The VSIX must stay small enough to download and install quickly: 20 MiB per platform at most. */
 const MAX_VSIX_BYTES = 20 * 1024 * 1024;
 /**
@@ -17,30 +21,42 @@ const MAX_VSIX_BYTES = 20 * 1024 * 1024;
  * made of compresses it to 17.9 MB where brotli's best setting reaches 12.7 MB.
  */
 const COMPRESS_ABOVE_BYTES = 1024 * 1024;
+/**
+ * Windows files for GPU execution only (DirectML and the shader compiler). onnxruntime.dll delay-loads
+ * DirectML.dll and does not import the compiler at all (read from its PE import tables), so on the CPU,
+ * which is all the router uses, they are never loaded; they would add 36 MB.
+ */
+const GPU_ONLY_FILES = new Set(['DirectML.dll', 'dxcompiler.dll', 'dxil.dll']);
 
+const all = process.argv.includes('--all');
 const i = process.argv.indexOf('--target');
-const target = i >= 0 ? process.argv[i + 1] : `${process.platform}-${process.arch}`;
-if (!TARGETS.includes(target)) {
-  console.error(`Unknown target "${target}". Use one of: ${TARGETS.join(', ')}.`);
-  process.exit(1);
+const targets = all ? TARGETS : [i >= 0 ? process.argv[i + 1] : `${process.platform}-${process.arch}`];
+for (const target of targets) {
+  if (!TARGETS.includes(target)) {
+    console.error(`Unknown target "${target}". Use one of: ${TARGETS.join(', ')} (or --all).`);
+    process.exit(1);
+  }
 }
 const { version, name } = JSON.parse(readFileSync('package.json', 'utf8'));
-const out = `out/${name}-${target}-${version}.vsix`;
 mkdirSync('out', { recursive: true });
 
 const run = (cmd, args) => execFileSync(cmd, args, { stdio: 'inherit' });
 run(process.execPath, ['scripts/build.mjs', '--production']);
-stageOnnxRuntime(target);
 run(process.execPath, ['scripts/third-party-notices.mjs']);
-run(process.execPath, ['node_modules/@vscode/vsce/vsce', 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--no-rewrite-relative-links', '--target', target, '--out', out]);
-
-const bytes = statSync(out).size;
-rmSync('dist/node_modules', { recursive: true, force: true });
-console.log(`${out}: ${(bytes / 1024 / 1024).toFixed(2)} MB`);
-if (bytes > MAX_VSIX_BYTES) {
-  console.error(`The VSIX is larger than ${MAX_VSIX_BYTES / 1024 / 1024} MB.`);
-  process.exit(1);
+let failed = false;
+for (const target of targets) {
+  const out = `out/${name}-${target}-${version}.vsix`;
+  stageOnnxRuntime(target);
+  run(process.execPath, ['node_modules/@vscode/vsce/vsce', 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--no-rewrite-relative-links', '--target', target, '--out', out]);
+  const bytes = statSync(out).size;
+  console.log(`${out}: ${(bytes / 1024 / 1024).toFixed(2)} MiB`);
+  if (bytes > MAX_VSIX_BYTES) {
+    console.error(`${out} is larger than ${MAX_VSIX_BYTES / 1024 / 1024} MiB.`);
+    failed = true;
+  }
 }
+rmSync('dist/node_modules', { recursive: true, force: true });
+if (failed) process.exit(1);
 
 /**
  * onnxruntime-node cannot be bundled (it loads a native binary), so it is copied next to the bundle as
@@ -60,7 +76,7 @@ function stageOnnxRuntime(vsceTarget) {
   const copy = (from, to) => cpSync(from, `dist/node_modules/${to}`, { recursive: true, filter: keep });
   copy('node_modules/onnxruntime-node/package.json', 'onnxruntime-node/package.json');
   copy('node_modules/onnxruntime-node/dist', 'onnxruntime-node/dist');
-  copy(binaries, `onnxruntime-node/bin/napi-v6/${os}/${arch}`);
+  cpSync(binaries, `dist/node_modules/onnxruntime-node/bin/napi-v6/${os}/${arch}`, { recursive: true, filter: (src) => !GPU_ONLY_FILES.has(path.basename(src)) });
   copy('node_modules/onnxruntime-common/package.json', 'onnxruntime-common/package.json');
   copy('node_modules/onnxruntime-common/dist', 'onnxruntime-common/dist');
   compressLargeFiles(`onnxruntime-node/bin/napi-v6/${os}/${arch}`);

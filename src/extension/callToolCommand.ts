@@ -37,8 +37,9 @@ export class ResultDocuments implements vscode.TextDocumentContentProvider {
     return this.contents.get(uri.path) ?? '';
   }
 
-  add(title: string, text: string): vscode.Uri {
-    const uri = vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${++this.counter}/${title}.jsonc` });
+  /** @param kind `jsonc` for call results (JSON with a comment line), `txt` for reports that are not JSON. */
+  add(title: string, text: string, kind: 'jsonc' | 'txt' = 'jsonc'): vscode.Uri {
+    const uri = vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${++this.counter}/${title}.${kind}` });
     this.contents.set(uri.path, text);
     return uri;
   }

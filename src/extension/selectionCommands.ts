@@ -21,7 +21,7 @@ export async function explainSelection(selection: SelectionService, results: Res
   if (!prompt) return undefined;
   const result = await selection.select(prompt);
   if (!arg?.quiet) {
-    const doc = await vscode.workspace.openTextDocument(results.add('selection', describeSelection(result)));
+    const doc = await vscode.workspace.openTextDocument(results.add('selection', describeSelection(result), 'txt'));
     await vscode.window.showTextDocument(doc, { preview: true });
   }
   return result;
@@ -30,16 +30,16 @@ export async function explainSelection(selection: SelectionService, results: Res
 /** A plain-text account of a selection (the panel shows the same with bars). */
 export function describeSelection(s: Selection): string {
   const lines = [
-    `// Prompt: ${s.prompt.replace(/\n/g, ' ')}`,
-    `// Method: ${s.method}${s.methodNote ? ` — ${s.methodNote}` : ''}`,
-    `// ${s.tools.length} tools sent, ~${s.tokens.selected} of ${s.tokens.catalogue} catalogue tokens; threshold ${s.threshold}`,
+    `Prompt: ${s.prompt.replace(/\n/g, ' ')}`,
+    `Method: ${s.method}${s.methodNote ? ` — ${s.methodNote}` : ''}`,
+    `${s.tools.length} tools sent, ~${s.tokens.selected} of ${s.tokens.catalogue} catalogue tokens; cutoff ${s.threshold}`,
     '',
   ];
   for (const t of s.tools) {
     const scores = [t.score !== undefined ? `score ${t.score.toFixed(2)}` : '', t.cosine !== undefined ? `cosine ${t.cosine.toFixed(2)}` : '', t.lexical !== undefined ? `lexical ${t.lexical.toFixed(2)}` : ''].filter(Boolean).join(', ');
     lines.push(`+ ${t.name}  [${t.stages.join(', ')}] ${scores}\n    ${t.reason}`);
   }
-  if (s.dropped.length) lines.push('', '// Left out:');
+  if (s.dropped.length) lines.push('', 'Left out:');
   for (const d of s.dropped) lines.push(`- ${d.name}  (${d.by}) ${d.reason}`);
   if (s.issues.length) lines.push('', '// Issues:', ...s.issues.map((i) => `! ${i}`));
   lines.push('', `// Timings (ms): ${Object.entries(s.timingsMs).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}`);

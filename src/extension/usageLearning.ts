@@ -191,12 +191,9 @@ export async function replayUsage(learning: UsageLearning, selection: SelectionS
     formatCoverageReport(outcome.alone),
     '== Today’s selector with the use memory (rebuilt in time order: each prompt sees only earlier ones) ==',
     formatCoverageReport(outcome.withMemory),
-  ]
-    // Result documents open as JSONC: as comments, the report shows without syntax errors.
-    .map((line) => (line ? `// ${line}` : line).replace(/\n(?=.)/g, '\n// '))
-    .join('\n');
+  ].join('\n');
   if (!arg?.quiet) {
-    const doc = await vscode.workspace.openTextDocument(results.add('coverage-replay', text));
+    const doc = await vscode.workspace.openTextDocument(results.add('coverage-replay', text, 'txt'));
     await vscode.window.showTextDocument(doc, { preview: true });
   }
   return { alone: outcome.alone, withMemory: outcome.withMemory, text };
