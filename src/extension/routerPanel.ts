@@ -130,9 +130,9 @@ export class RouterPanel implements vscode.WebviewViewProvider, vscode.Disposabl
     } else if (isExplain(message)) {
       try {
         const selection = await this.selection.select(message.prompt);
-        this.post({ type: 'explained', selection });
+        this.post({ type: 'explained', id: message.id, selection });
       } catch (error) {
-        this.post({ type: 'explainFailed', prompt: message.prompt, message: error instanceof Error ? error.message : String(error) });
+        this.post({ type: 'explainFailed', id: message.id, prompt: message.prompt, message: error instanceof Error ? error.message : String(error) });
       }
     } else if (isResume(message)) {
       await vscode.commands.executeCommand(COMMANDS.resume);

@@ -46,6 +46,8 @@ let explained: Selection | undefined;
 let explainPrompt = '';
 let explainError = '';
 let explaining = false;
+/** The id of the latest explain request; answers to earlier ones are ignored. */
+let explainRequest = 0;
 /** Turns fetched with selectTurn that are older than the state's window. */
 const fetchedTurns = new Map<number, TurnView>();
 
@@ -139,7 +141,7 @@ function renderSelection(): HTMLElement {
     if (!prompt) return;
     explaining = true;
     explainError = '';
-    vscode.postMessage({ type: 'explain', prompt });
+    vscode.postMessage({ type: 'explain', id: ++explainRequest, prompt });
     render();
   };
   input.addEventListener('keydown', (e) => {
@@ -368,6 +370,7 @@ function apply(message: ExtensionMessage): void {
     return;
   }
   if (isExplainedMessage(message)) {
+    if (message.id !== explainRequest) return;
     explained = message.selection;
     explaining = false;
     explainError = '';
@@ -375,6 +378,7 @@ function apply(message: ExtensionMessage): void {
     return;
   }
   if (isExplainFailedMessage(message)) {
+    if (message.id !== explainRequest) return;
     explaining = false;
     explainError = `Selection failed for this prompt: ${message.message}`;
     return;
@@ -409,7 +413,7 @@ function restore(): void {
   const saved = vscode.getState() as Partial<SavedState> | undefined;
   if (!saved || saved.version !== 1) return;
   if (saved.state && isStateMessage({ type: 'state', state: saved.state })) state = saved.state;
-  if (saved.explained && isExplainedMessage({ type: 'explained', selection: saved.explained })) explained = saved.explained;
+  if (saved.explained && isExplainedMessage({ type: 'explained', id: 1, selection: saved.explained })) explained = saved.explained;
   if (saved.shown === 'explain' || typeof saved.shown === 'number') shown = saved.shown;
   if (typeof saved.explainPrompt === 'string') explainPrompt = saved.explainPrompt;
 }

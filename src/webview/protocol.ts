@@ -82,7 +82,8 @@ export interface PanelState {
 
 export type WebviewMessage =
   | { readonly type: 'ready' }
-  | { readonly type: 'explain'; readonly prompt: string }
+  /** `id` is echoed in the answer, so an answer to an earlier question is never taken for the latest one's. */
+  | { readonly type: 'explain'; readonly id: number; readonly prompt: string }
   | { readonly type: 'resume' }
   | { readonly type: 'resetCostWindow' }
   | { readonly type: 'selectTurn'; readonly turn: number }
@@ -103,7 +104,7 @@ export function isReady(m: unknown): m is Extract<WebviewMessage, { type: 'ready
 export function isExplain(m: unknown): m is Extract<WebviewMessage, { type: 'explain' }> {
   if (!hasType(m, 'explain')) return false;
   const prompt = m['prompt'];
-  return typeof prompt === 'string' && prompt.trim().length > 0 && prompt.length <= MAX_EXPLAIN_PROMPT_CHARS;
+  return isRequestId(m['id']) && typeof prompt === 'string' && prompt.trim().length > 0 && prompt.length <= MAX_EXPLAIN_PROMPT_CHARS;
 }
 
 export function isResume(m: unknown): m is Extract<WebviewMessage, { type: 'resume' }> {
@@ -148,8 +149,13 @@ export type ExtensionMessage =
   | { readonly type: 'turn'; readonly turn: TurnView }
   | { readonly type: 'cost'; readonly cost: CostSnapshot }
   | { readonly type: 'servers'; readonly servers: ServersView; readonly descriptions: Readonly<Record<string, string>> }
-  | { readonly type: 'explained'; readonly selection: Selection }
-  | { readonly type: 'explainFailed'; readonly prompt: string; readonly message: string };
+  | { readonly type: 'explained'; readonly id: number; readonly selection: Selection }
+  | { readonly type: 'explainFailed'; readonly id: number; readonly prompt: string; readonly message: string };
+
+/** A request id: a positive whole number the webview counts up. */
+function isRequestId(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
+}
 
 function isSelectionShape(s: unknown): s is Selection {
   return isRecord(s) && typeof s['prompt'] === 'string' && typeof s['method'] === 'string' && Array.isArray(s['tools']) && Array.isArray(s['dropped']) && typeof s['threshold'] === 'number' && isRecord(s['tokens']);
@@ -226,11 +232,11 @@ export function isServersMessage(m: unknown): m is Extract<ExtensionMessage, { t
 }
 
 export function isExplainedMessage(m: unknown): m is Extract<ExtensionMessage, { type: 'explained' }> {
-  return hasType(m, 'explained') && isSelectionShape(m['selection']);
+  return hasType(m, 'explained') && isRequestId(m['id']) && isSelectionShape(m['selection']);
 }
 
 export function isExplainFailedMessage(m: unknown): m is Extract<ExtensionMessage, { type: 'explainFailed' }> {
-  return hasType(m, 'explainFailed') && typeof m['prompt'] === 'string' && typeof m['message'] === 'string';
+  return hasType(m, 'explainFailed') && isRequestId(m['id']) && typeof m['prompt'] === 'string' && typeof m['message'] === 'string';
 }
 
 export function isExtensionMessage(m: unknown): m is ExtensionMessage {

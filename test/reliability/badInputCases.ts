@@ -150,6 +150,7 @@ export const badInputCases: ReliabilityCase[] = [
         const m: Record<string, unknown> = rand() < 0.1 ? JSON.parse('{"__proto__": {"type": "ready"}}') : {};
         if (rand() < 0.9) m['type'] = rand() < 0.8 ? types[Math.floor(rand() * types.length)] : fuzzValue(rand, 0);
         if (rand() < 0.5) m['prompt'] = fuzzValue(rand, 0);
+        if (rand() < 0.5) m['id'] = rand() < 0.5 ? Math.floor(rand() * 5) : fuzzValue(rand, 0);
         if (rand() < 0.5) m['turn'] = fuzzValue(rand, 0);
         if (rand() < 0.5) m['server'] = fuzzValue(rand, 0);
         const candidate: unknown = rand() < 0.05 ? fuzzValue(rand, 0) : m;
@@ -173,7 +174,7 @@ function independentlyValid(m: unknown): boolean {
     case 'resetCostWindow':
       return true;
     case 'explain':
-      return typeof r['prompt'] === 'string' && r['prompt'].trim() !== '' && r['prompt'].length <= 10_000;
+      return typeof r['id'] === 'number' && Number.isSafeInteger(r['id']) && r['id'] > 0 && typeof r['prompt'] === 'string' && r['prompt'].trim() !== '' && r['prompt'].length <= 10_000;
     case 'selectTurn':
       return typeof r['turn'] === 'number' && Number.isInteger(r['turn']) && r['turn'] >= 0;
     case 'showServerLog':

@@ -21,7 +21,7 @@ describe('panel protocol', () => {
     it('accepts every well-formed message', () => {
       for (const m of [
         { type: 'ready' },
-        { type: 'explain', prompt: 'find my notes' },
+        { type: 'explain', id: 1, prompt: 'find my notes' },
         { type: 'resume' },
         { type: 'resetCostWindow' },
         { type: 'selectTurn', turn: 3 },
@@ -43,10 +43,13 @@ describe('panel protocol', () => {
         { type: 'Ready' },
         { type: 'run', command: 'rm -rf /' },
         { type: 'explain' },
-        { type: 'explain', prompt: '' },
-        { type: 'explain', prompt: '   ' },
-        { type: 'explain', prompt: 42 },
-        { type: 'explain', prompt: 'x'.repeat(MAX_EXPLAIN_PROMPT_CHARS + 1) },
+        { type: 'explain', id: 1, prompt: '' },
+        { type: 'explain', id: 1, prompt: '   ' },
+        { type: 'explain', id: 1, prompt: 42 },
+        { type: 'explain', id: 1, prompt: 'x'.repeat(MAX_EXPLAIN_PROMPT_CHARS + 1) },
+        { type: 'explain', prompt: 'no request id' },
+        { type: 'explain', id: 0, prompt: 'id must be positive' },
+        { type: 'explain', id: 1.5, prompt: 'id must be whole' },
         { type: 'selectTurn' },
         { type: 'selectTurn', turn: '3' },
         { type: 'selectTurn', turn: 1.5 },
@@ -61,7 +64,7 @@ describe('panel protocol', () => {
     });
 
     it('narrows to the right message', () => {
-      const m: unknown = { type: 'explain', prompt: 'hello' };
+      const m: unknown = { type: 'explain', id: 3, prompt: 'hello' };
       assert.ok(isExplain(m));
       assert.equal(m.prompt, 'hello');
       assert.equal(isSelectTurn(m), false);
@@ -85,8 +88,9 @@ describe('panel protocol', () => {
       assert.ok(isTurnAddedMessage({ type: 'turnAdded', turn: sampleTurn(2), loops: [] }));
       assert.ok(isCostMessage({ type: 'cost', cost: costSnapshot() }));
       assert.ok(isServersMessage({ type: 'servers', servers: state.servers, descriptions: {} }));
-      assert.ok(isExtensionMessage({ type: 'explained', selection: sampleSelection() }));
-      assert.ok(isExtensionMessage({ type: 'explainFailed', prompt: 'p', message: 'no engine' }));
+      assert.ok(isExtensionMessage({ type: 'explained', id: 1, selection: sampleSelection() }));
+      assert.equal(isExtensionMessage({ type: 'explained', selection: sampleSelection() }), false, 'an answer without its request id');
+      assert.ok(isExtensionMessage({ type: 'explainFailed', id: 2, prompt: 'p', message: 'no engine' }));
     });
 
     it('rejects snapshots with missing parts', () => {
@@ -94,7 +98,7 @@ describe('panel protocol', () => {
       assert.equal(isStateMessage({ type: 'state', state: { ...state, cost: undefined } }), false);
       assert.equal(isStateMessage({ type: 'state', state: { ...state, turns: [{ turn: 1 }] } }), false);
       assert.equal(isTurnAddedMessage({ type: 'turnAdded', turn: sampleTurn(1) }), false);
-      assert.equal(isExtensionMessage({ type: 'explained', selection: { prompt: 'p' } }), false);
+      assert.equal(isExtensionMessage({ type: 'explained', id: 1, selection: { prompt: 'p' } }), false);
       assert.equal(isExtensionMessage({ type: 'cost', cost: { buckets: 'many' } }), false);
     });
 
@@ -143,7 +147,7 @@ describe('panel protocol', () => {
     it('drops updates that a later full state covers, but keeps replies', () => {
       const out = coalesce([
         { type: 'turnAdded', turn: sampleTurn(1), loops: [] },
-        { type: 'explained', selection: sampleSelection() },
+        { type: 'explained', id: 1, selection: sampleSelection() },
         { type: 'cost', cost: costSnapshot() },
         { type: 'state', state: sampleState() },
         { type: 'cost', cost: costSnapshot() },
