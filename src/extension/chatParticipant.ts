@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
+import { settings } from './configService';
 import { argumentsForConfirmation } from '../core/chat/callApproval';
 import { FIND_TOOLS_RESULTS, runChatTurn, type CallConfirmation, type ChatMessage, type ChatModel, type ChatToolDefinition, type TurnResult, type TurnSearch } from '../core/chat/chatTurn';
 import { searchHits } from '../core/chat/toolSearch';
@@ -9,7 +10,7 @@ import type { LoopDetectorOptions, LoopTurnHistory } from '../core/guards/loopDe
 import type { DestructivePolicy, Selection } from '../core/selection/selectionTypes';
 import type { RouterService } from './routerService';
 import type { SelectionService } from './selectionService';
-import { destructivePolicySetting, SETTINGS_SECTION, SETTING_DEFAULTS } from './settings';
+import { destructivePolicySetting } from './settings';
 import type { UsageLearning } from './usageLearning';
 
 /**
@@ -83,8 +84,7 @@ export class RouterParticipant implements vscode.Disposable {
     const pinned = request.toolReferences.map((r) => r.name).filter((name) => this.service.router.getTool(name) !== undefined);
     stream.progress(vscode.l10n.t('Selecting tools…'));
     const selection = await this.selection.select(request.prompt, { turn: chatTurn, pinned, sticky: chat.sticky, signal: controller.signal });
-    const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
-    const policy = destructivePolicySetting(config.get<unknown>('selection.allowDestructiveTools'));
+    const policy = destructivePolicySetting(settings.get('selection.allowDestructiveTools'));
     const router = this.service.router;
     const result = await runChatTurn({
       prompt: request.prompt,
@@ -96,8 +96,8 @@ export class RouterParticipant implements vscode.Disposable {
       loops: chat.loops,
       cost: this.cost,
       turn: chatTurn,
-      maxSteps: config.get<number>('chat.maxSteps', SETTING_DEFAULTS['chat.maxSteps']),
-      cap: config.get<number>('selection.cap', SETTING_DEFAULTS['selection.cap']),
+      maxSteps: settings.get('chat.maxSteps'),
+      cap: settings.get('selection.cap'),
       signal: controller.signal,
       destructivePolicy: policy,
       isDestructive: (name) => router.getTool(name)?.annotations.destructiveHint === true,

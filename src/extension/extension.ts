@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { settings } from './configService';
 import { argumentDiagnostics, callToolCommand, ResultDocuments, RESULT_SCHEME, type CallToolRequest } from './callToolCommand';
 import { RouterService } from './routerService';
 import { disableServer, listServers, refreshTools, restartServer, ServerTreeProvider, showServerLog, signIn, signOut } from './serverCommands';
@@ -12,7 +13,7 @@ import { registerModelNotices } from './modelOffer';
 import { downloadModel, explainSelection, setEmbeddingsApiKey, type DownloadModelArgs } from './selectionCommands';
 import { SelectionService } from './selectionService';
 import { ServerStatusBar } from './serverStatusBar';
-import { COMMANDS, SETTINGS_SECTION, SETTING_DEFAULTS, VIEW_PANEL, VIEW_SERVERS } from './settings';
+import { COMMANDS, VIEW_PANEL, VIEW_SERVERS } from './settings';
 import { clearUsageMemory, replayUsage, UsageLearning } from './usageLearning';
 
 /**
@@ -46,6 +47,7 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
   const startedAt = performance.now();
   setOnnxRuntimeFolder(vscode.Uri.joinPath(context.globalStorageUri, 'runtime').fsPath);
   const service = new RouterService(context);
+  settings.setLog(service.log);
   const results = new ResultDocuments();
   const learning = new UsageLearning(context, service.log, (name) => service.router.getTool(name) !== undefined);
   const selection = new SelectionService(context, service, learning.memory);
@@ -53,7 +55,7 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
   const cost = new CostMonitor(costLimits());
   service.clientHost.setCostMonitor(cost);
   // Read when each chat starts, so a change of loops.perTool applies from the next chat on.
-  const loopOptions = () => ({ perTool: vscode.workspace.getConfiguration(SETTINGS_SECTION).get('loops.perTool', SETTING_DEFAULTS['loops.perTool']) });
+  const loopOptions = () => ({ perTool: settings.get('loops.perTool') });
   const participant = new RouterParticipant(service, selection, cost, loopOptions, learning);
   const panel = new RouterPanel(context.extensionUri, service, selection, participant, cost);
   const gateway = new GatewayHost(service, selection, learning, String(context.extension.packageJSON.version ?? 'dev'));
@@ -69,11 +71,10 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
     panel,
     vscode.window.registerWebviewViewProvider(VIEW_PANEL, panel),
     vscode.commands.registerCommand(COMMANDS.showPanel, () => panel.show()),
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(`${SETTINGS_SECTION}.cost`)) {
-        cost.configure(costLimits());
-        panel.refreshCost();
-      }
+    settings,
+    settings.onDidChange(['cost'], () => {
+      cost.configure(costLimits());
+      panel.refreshCost();
     }),
     vscode.commands.registerCommand(COMMANDS.resume, () => {
       cost.resume();
@@ -136,13 +137,12 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
 }
 
 function costLimits(): CostLimits {
-  const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
   return {
-    enabled: config.get('cost.enabled', SETTING_DEFAULTS['cost.enabled']),
-    hourlyTokenCap: config.get('cost.hourlyTokenCap', SETTING_DEFAULTS['cost.hourlyTokenCap']),
-    shortWindowMinutes: config.get('cost.shortWindowMinutes', SETTING_DEFAULTS['cost.shortWindowMinutes']),
-    spikeMultiplier: config.get('cost.spikeMultiplier', SETTING_DEFAULTS['cost.spikeMultiplier']),
-    minimumBaselineTokensPerMinute: config.get('cost.minimumBaselineTokensPerMinute', SETTING_DEFAULTS['cost.minimumBaselineTokensPerMinute']),
+    enabled: settings.get('cost.enabled'),
+    hourlyTokenCap: settings.get('cost.hourlyTokenCap'),
+    shortWindowMinutes: settings.get('cost.shortWindowMinutes'),
+    spikeMultiplier: settings.get('cost.spikeMultiplier'),
+    minimumBaselineTokensPerMinute: settings.get('cost.minimumBaselineTokensPerMinute'),
   };
 }
 

@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
+import { settings } from './configService';
 import { PINNED_MODELS, pinnedModelBytes } from '../core/embedding/pinnedModels';
 import type { RouterService } from './routerService';
 import type { SelectionService } from './selectionService';
-import { COMMANDS, SETTINGS_SECTION, SETTING_DEFAULTS } from './settings';
+import { COMMANDS, SETTINGS_SECTION } from './settings';
 
 /**
  * Two notices about the embedding model, both off the activation path:
@@ -46,13 +47,12 @@ export function registerModelNotices(context: vscode.ExtensionContext, service: 
   };
 
   const offer = async (): Promise<void> => {
-    const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
-    const settings = {
-      offer: config.get<boolean>('embeddings.offerPretrainedModel', SETTING_DEFAULTS['embeddings.offerPretrainedModel']),
-      provider: config.get<string>('embeddings.provider', SETTING_DEFAULTS['embeddings.provider']),
-      model: config.get<string>('embeddings.model', SETTING_DEFAULTS['embeddings.model']),
+    const current = {
+      offer: settings.get('embeddings.offerPretrainedModel'),
+      provider: settings.get('embeddings.provider'),
+      model: settings.get('embeddings.model'),
     };
-    if (disposed || offeredThisSession || !shouldOfferModel(settings, context.globalState.get<ModelOfferState>(MODEL_OFFER_STATE_KEY), Date.now())) return;
+    if (disposed || offeredThisSession || !shouldOfferModel(current, context.globalState.get<ModelOfferState>(MODEL_OFFER_STATE_KEY), Date.now())) return;
     offeredThisSession = true;
     const sizes = PINNED_MODELS.map((m) => `${m.label.replace(/ \(.*\)$/, '')} (${Math.round(pinnedModelBytes(m) / 1e6)} MB)`).join(vscode.l10n.t(' or '));
     const download = vscode.l10n.t('Download');

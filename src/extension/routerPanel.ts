@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { settings } from './configService';
 import type { CostMonitor } from '../core/guards/costMonitor';
 import {
   coalesce,
@@ -19,7 +20,7 @@ import {
 import type { RouterParticipant, TurnRecord } from './chatParticipant';
 import type { RouterService } from './routerService';
 import type { SelectionService } from './selectionService';
-import { COMMANDS, SETTINGS_SECTION, SETTING_DEFAULTS, VIEW_PANEL } from './settings';
+import { COMMANDS, SETTINGS_SECTION, VIEW_PANEL } from './settings';
 
 /**
  * The Tool Router panel: a webview view that follows every `@router` turn (selection, calls, guard
@@ -165,7 +166,7 @@ export class RouterPanel implements vscode.WebviewViewProvider, vscode.Disposabl
   private servers(): ServersView {
     const router = this.service.router;
     const flags = this.selection.toolFlags();
-    const quarantining = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<boolean>('security.quarantineFlaggedTools', SETTING_DEFAULTS['security.quarantineFlaggedTools']);
+    const quarantining = settings.get('security.quarantineFlaggedTools');
     return {
       statuses: router.serverStatuses,
       stats: router.stats.all(),

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
-import type { KeywordConfig, KeywordRoute } from '../core/selection/keywordStage';
-import { createSelectionEngine, type EmbeddingProvider, type EmbeddingSettings, type SelectionEngine } from '../core/selection/selectionEngine';
+import { settings } from './configService';
+import type { KeywordConfig } from '../core/selection/keywordStage';
+import { createSelectionEngine, type EmbeddingSettings, type SelectionEngine } from '../core/selection/selectionEngine';
 import { DEFAULT_DESTRUCTIVE_POLICY, destructivePolicyFrom, type Selection } from '../core/selection/selectionTypes';
 import type { SelectionOptions, SelectionRequest } from '../core/selection/toolSelector';
 import { inspectExposedTools, quarantineOf, type ToolFlag } from '../core/security/toolPoisoning';
@@ -84,7 +85,7 @@ export class SelectionService implements vscode.Disposable {
 
   /** Read at every selection, so turning the setting off or on needs no rebuild. */
   private readonly quarantine = (): ReadonlyMap<string, string> => {
-    const on = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<boolean>('security.quarantineFlaggedTools', SETTING_DEFAULTS['security.quarantineFlaggedTools']);
+    const on = settings.get('security.quarantineFlaggedTools');
     return on ? this.quarantined : new Map<string, string>();
   };
 
@@ -126,28 +127,27 @@ export class SelectionService implements vscode.Disposable {
   }
 
   private async create(): Promise<SelectionEngine> {
-    const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
-    const provider = config.get<EmbeddingProvider>('embeddings.provider', SETTING_DEFAULTS['embeddings.provider']);
-    const endpoint = config.get<string>('embeddings.endpoint', SETTING_DEFAULTS['embeddings.endpoint']);
+    const provider = settings.get('embeddings.provider');
+    const endpoint = settings.get('embeddings.endpoint');
     const apiKey = provider === 'openai' ? await this.context.secrets.get(API_KEY_SECRET) : undefined;
     const embeddings: EmbeddingSettings = {
       provider,
-      model: config.get<string>('embeddings.model', SETTING_DEFAULTS['embeddings.model']),
+      model: settings.get('embeddings.model'),
       ...(endpoint ? { endpoint } : {}),
       ...(apiKey ? { apiKey } : {}),
     };
     const keyword: KeywordConfig = {
-      groups: config.get<Record<string, string[]>>('selection.groups', SETTING_DEFAULTS['selection.groups']),
-      routes: config.get<KeywordRoute[]>('selection.routes', SETTING_DEFAULTS['selection.routes']),
-      defaultGroups: config.get<string[]>('selection.defaultGroups', SETTING_DEFAULTS['selection.defaultGroups']),
+      groups: settings.get('selection.groups'),
+      routes: settings.get('selection.routes'),
+      defaultGroups: settings.get('selection.defaultGroups'),
     };
     const selection: Partial<SelectionOptions> = {
-      minTools: config.get<number>('selection.minTools', SETTING_DEFAULTS['selection.minTools']),
-      depth: config.get<number>('selection.depth', SETTING_DEFAULTS['selection.depth']),
-      cap: config.get<number>('selection.cap', SETTING_DEFAULTS['selection.cap']),
-      coreTools: config.get<string[]>('selection.coreTools', SETTING_DEFAULTS['selection.coreTools']),
-      allowedTools: config.get<string[]>('selection.allowedTools', SETTING_DEFAULTS['selection.allowedTools']),
-      destructiveTools: destructivePolicyFrom(config.get<unknown>('selection.allowDestructiveTools')) ?? DEFAULT_DESTRUCTIVE_POLICY,
+      minTools: settings.get('selection.minTools'),
+      depth: settings.get('selection.depth'),
+      cap: settings.get('selection.cap'),
+      coreTools: settings.get('selection.coreTools'),
+      allowedTools: settings.get('selection.allowedTools'),
+      destructiveTools: destructivePolicyFrom(settings.get('selection.allowDestructiveTools')) ?? DEFAULT_DESTRUCTIVE_POLICY,
       keyword,
     };
     const log = (m: string): void => this.service.log.warn(m);

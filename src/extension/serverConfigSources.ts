@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
+import { settings } from './configService';
 import { parseMcpConfig, type InputResolver, type ParsedConfig } from '../core/config/mcpConfigParser';
 import type { ConfigIssue, ServerDefinition } from '../core/config/serverConfig';
 import { ROUTER_CONFIG_NAME } from '../core/config/takeOver';
-import { SETTINGS_SECTION, SETTING_DEFAULTS } from './settings';
+import { SETTINGS_SECTION } from './settings';
 
 /**
  * Where servers come from in VS Code, in this order (a name defined twice keeps its first definition):
@@ -62,7 +63,6 @@ export class ServerConfigSources implements vscode.Disposable {
   }
 
   async load(): Promise<LoadedServers> {
-    const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     const servers: ServerDefinition[] = [];
     const issues: ConfigIssue[] = [];
     const add = (parsed: ParsedConfig): void => {
@@ -85,17 +85,17 @@ export class ServerConfigSources implements vscode.Disposable {
       }
       add(await parseMcpConfig(text, { file: uri.fsPath, ...(workspaceFolder ? { workspaceFolder } : {}), resolveInput: this.resolveInput }));
     };
-    const readVsCodeFiles = config.get<boolean>('readWorkspaceMcpJson', SETTING_DEFAULTS.readWorkspaceMcpJson);
+    const readVsCodeFiles = settings.get('readWorkspaceMcpJson');
     for (const folder of folders) {
       await readFile(vscode.Uri.joinPath(folder.uri, '.vscode', ROUTER_CONFIG_NAME), folder.uri.fsPath);
       if (readVsCodeFiles) await readFile(vscode.Uri.joinPath(folder.uri, '.vscode', 'mcp.json'), folder.uri.fsPath);
     }
     if (this.userFolder) {
       await readFile(vscode.Uri.joinPath(this.userFolder, ROUTER_CONFIG_NAME), folders[0]?.uri.fsPath);
-      if (config.get<boolean>('readUserMcpJson', SETTING_DEFAULTS.readUserMcpJson)) await readFile(vscode.Uri.joinPath(this.userFolder, 'mcp.json'), folders[0]?.uri.fsPath);
+      if (settings.get('readUserMcpJson')) await readFile(vscode.Uri.joinPath(this.userFolder, 'mcp.json'), folders[0]?.uri.fsPath);
     }
 
-    const fromSettings = config.get<unknown>('servers', SETTING_DEFAULTS.servers);
+    const fromSettings = settings.get('servers');
     if (fromSettings !== undefined && fromSettings !== null && !(typeof fromSettings === 'object' && Object.keys(fromSettings).length === 0)) {
       const asMcpJson = typeof fromSettings === 'object' && !Array.isArray(fromSettings) && ('servers' in fromSettings || 'mcpServers' in fromSettings) ? fromSettings : { servers: fromSettings };
       add(

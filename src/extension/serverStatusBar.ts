@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { COMMANDS, SETTINGS_SECTION, SETTING_DEFAULTS } from './settings';
+import { settings } from './configService';
+import { COMMANDS, SETTINGS_SECTION } from './settings';
 import type { RouterService } from './routerService';
 
 /** `$(plug) 2/3 · 27 tools` in the status bar; clicking it lists the servers with their actions. */
@@ -25,7 +26,7 @@ export class ServerStatusBar implements vscode.Disposable {
   }
 
   update(): void {
-    const show = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<boolean>('showStatusBar', SETTING_DEFAULTS.showStatusBar);
+    const show = settings.get('showStatusBar');
     const statuses = this.service.router.serverStatuses;
     if (!show || (statuses.length === 0 && this.service.configIssues.length === 0)) {
       this.item.hide();

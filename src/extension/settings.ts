@@ -83,6 +83,28 @@ export const SETTING_DEFAULTS: ExtensionSettings = {
   'learning.enabled': DEFAULT_LEARNING_ENABLED,
 };
 
+/** The embedding providers `embeddings.provider` takes. */
+const PROVIDERS: ReadonlySet<string> = new Set(['local', 'ollama', 'openai', 'none']);
+
+/**
+ * A setting's value checked against its default's type (and, for the few settings with a fixed set of
+ * values, against that set): the value to use, and what was wrong when it was not usable. Unset settings
+ * take their defaults without a problem. Kept free of `vscode`, so plain-Node tests check it.
+ */
+export function checkSetting<K extends keyof ExtensionSettings>(key: K, value: unknown): { value: ExtensionSettings[K]; problem?: string } {
+  const fallback = SETTING_DEFAULTS[key];
+  if (value === undefined || value === null) return { value: fallback };
+  const use = (ok: boolean, expected: string): { value: ExtensionSettings[K]; problem?: string } =>
+    ok ? { value: value as ExtensionSettings[K] } : { value: fallback, problem: `${SETTINGS_SECTION}.${key} is ${JSON.stringify(value)?.slice(0, 80)}, which is not ${expected}; the default ${JSON.stringify(fallback)} is used instead.` };
+  if (key === 'selection.allowDestructiveTools') return use(destructivePolicyFrom(value) !== undefined, '"confirm", "never" or "always"');
+  if (key === 'embeddings.provider') return use(typeof value === 'string' && PROVIDERS.has(value), 'one of local, ollama, openai, none');
+  if (typeof fallback === 'boolean') return use(typeof value === 'boolean', 'true or false');
+  if (typeof fallback === 'number') return use(typeof value === 'number' && Number.isFinite(value) && value >= 0, 'a number of at least 0');
+  if (typeof fallback === 'string') return use(typeof value === 'string', 'text');
+  if (Array.isArray(fallback)) return use(Array.isArray(value), 'a list');
+  return use(typeof value === 'object' && !Array.isArray(value), 'an object');
+}
+
 /** toolRouter.selection.allowDestructiveTools as a policy: the old boolean keeps working, anything else is the default. */
 export function destructivePolicySetting(value: unknown): DestructivePolicy {
   return destructivePolicyFrom(value) ?? DEFAULT_DESTRUCTIVE_POLICY;

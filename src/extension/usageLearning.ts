@@ -1,11 +1,12 @@
 import * as vscode from 'vscode';
+import { settings } from './configService';
 import { chatUsageRecord } from '../core/chat/turnUsage';
 import { formatCoverageReport, replayThroughSelector, SwitchableUsageHints, type CoverageReport } from '../core/learning/coverageReplay';
 import { neededTools, UsageMemory } from '../core/learning/usageMemory';
 import { UsageStore } from '../core/learning/usageStore';
 import type { ResultDocuments } from './callToolCommand';
 import type { SelectionService } from './selectionService';
-import { SETTINGS_SECTION, SETTING_DEFAULTS } from './settings';
+import { SETTINGS_SECTION } from './settings';
 
 /**
  * Learning from use inside VS Code: the use memory (src/core/learning) fed by `@router` turns and by an
@@ -20,7 +21,7 @@ const AGENT_SEARCH_WINDOW_MS = 10 * 60 * 1000;
 const AGENT_SEARCHES_KEPT = 8;
 
 function learningEnabled(): boolean {
-  return vscode.workspace.getConfiguration(SETTINGS_SECTION).get<boolean>('learning.enabled', SETTING_DEFAULTS['learning.enabled']);
+  return settings.get('learning.enabled');
 }
 
 export class UsageLearning implements vscode.Disposable {

@@ -1,0 +1,47 @@
+import * as vscode from 'vscode';
+import { checkSetting, SETTINGS_SECTION, type ExtensionSettings } from './settings';
+
+/**
+ * The extension's one way to read its settings: typed reads, each value checked against its default's
+ * type (an invalid value is logged once, and the default used), and change events per section, so a
+ * change of `cost.*` reaches only what depends on the cost settings.
+ */
+export class ConfigService implements vscode.Disposable {
+  private log: vscode.LogOutputChannel | undefined;
+  private readonly reported = new Set<string>();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  /** Where invalid values are reported (the extension's output channel), once per key and value. */
+  setLog(log: vscode.LogOutputChannel): void {
+    this.log = log;
+  }
+
+  get<K extends keyof ExtensionSettings>(key: K): ExtensionSettings[K] {
+    const raw = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<unknown>(key);
+    const checked = checkSetting(key, raw);
+    if (checked.problem) {
+      const id = `${key}\u0000${JSON.stringify(raw)}`;
+      if (!this.reported.has(id)) {
+        this.reported.add(id);
+        this.log?.warn(`Settings: ${checked.problem}`);
+      }
+    }
+    return checked.value;
+  }
+
+  /** Calls `listener` when a setting under any of `sections` (e.g. `cost`, `selection.cap`) changes. */
+  onDidChange(sections: readonly string[], listener: () => void): vscode.Disposable {
+    const d = vscode.workspace.onDidChangeConfiguration((e) => {
+      if (sections.some((s) => e.affectsConfiguration(`${SETTINGS_SECTION}.${s}`))) listener();
+    });
+    this.disposables.push(d);
+    return d;
+  }
+
+  dispose(): void {
+    this.disposables.forEach((d) => d.dispose());
+  }
+}
+
+/** The settings, for the whole extension. */
+export const settings = new ConfigService();
