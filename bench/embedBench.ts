@@ -7,10 +7,10 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { percentile } from '../src/core/callStatistics';
+import { percentile } from '../src/core/router/callStatistics';
 import { CachedEmbedder, EmbeddingCache } from '../src/core/embedding/embeddingCache';
 import { OnnxEmbedder } from '../src/core/embedding/onnxEmbedder';
-import { loadQueriesFile, loadToolsFile } from '../src/core/selection/retrievalData';
+import { loadQueriesFile, loadToolsFile } from '../src/core/evaluation/retrievalData';
 import { toolEmbeddingText } from '../src/core/selection/toolDocument';
 
 const ROOT = path.resolve(__dirname, '..', '..');

@@ -27,9 +27,9 @@
 import * as path from 'node:path';
 import * as v8 from 'node:v8';
 import { parseMcpConfig } from '../src/core/config/mcpConfigParser';
-import { percentile } from '../src/core/callStatistics';
+import { percentile } from '../src/core/router/callStatistics';
 import { createSelectionEngine } from '../src/core/selection/selectionEngine';
-import { ToolRouter } from '../src/core/toolRouter';
+import { ToolRouter } from '../src/core/router/toolRouter';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const EVERYTHING = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');

@@ -19,8 +19,8 @@ import { LexicalRanker } from '../src/core/selection/lexicalRanker';
 import { rankableFor } from '../src/core/selection/toolIndex';
 import { DEFAULT_SELECTION_OPTIONS, ToolSelector } from '../src/core/selection/toolSelector';
 import { parseMcpConfig } from '../src/core/config/mcpConfigParser';
-import { percentile } from '../src/core/callStatistics';
-import { ToolRouter } from '../src/core/toolRouter';
+import { percentile } from '../src/core/router/callStatistics';
+import { ToolRouter } from '../src/core/router/toolRouter';
 
 const EVERYTHING = path.resolve(__dirname, '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 /** Warm-up calls per side, discarded: JIT and pipe buffers settle within a few hundred calls. */

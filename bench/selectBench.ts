@@ -5,8 +5,8 @@
  * The last line is JSON: {"p50_ms": {"100", "1000", "10000"}, "p95_ms": {…}}.
  */
 import * as path from 'node:path';
-import { percentile } from '../src/core/callStatistics';
-import { loadQueriesFile, loadToolsFile, readJsonl } from '../src/core/selection/retrievalData';
+import { percentile } from '../src/core/router/callStatistics';
+import { loadQueriesFile, loadToolsFile, readJsonl } from '../src/core/evaluation/retrievalData';
 import { createSelectionEngine } from '../src/core/selection/selectionEngine';
 import type { SelectableTool } from '../src/core/selection/selectionTypes';
 

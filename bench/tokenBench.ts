@@ -14,11 +14,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parseMcpConfig } from '../src/core/config/mcpConfigParser';
-import { loadQueriesFile, loadToolsFile, SELECTION_DEV_SETS, type DataQuery } from '../src/core/selection/retrievalData';
+import { loadQueriesFile, loadToolsFile, SELECTION_DEV_SETS, type DataQuery } from '../src/core/evaluation/retrievalData';
 import { createSelectionEngine } from '../src/core/selection/selectionEngine';
-import { catalogueFromData } from '../src/core/selection/selectionEvaluation';
+import { catalogueFromData } from '../src/core/evaluation/selectionEvaluation';
 import { estimateToolTokens, type SelectableTool, type Selection } from '../src/core/selection/selectionTypes';
-import { ToolRouter } from '../src/core/toolRouter';
+import { ToolRouter } from '../src/core/router/toolRouter';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DATA = path.resolve(ROOT, '..', 'shared', 'data');

@@ -7,7 +7,7 @@
  * request it is asked about.
  */
 import type { UsageRecord } from '../src/core/learning/usageMemory';
-import type { DataQuery } from '../src/core/selection/retrievalData';
+import type { DataQuery } from '../src/core/evaluation/retrievalData';
 import { SeededRandom } from './model/staticEmbeddingModel';
 
 /** Simulated time between two requests of the history. */

@@ -16,7 +16,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { readJsonl } from '../../src/core/selection/retrievalData';
+import { readJsonl } from '../../src/core/evaluation/retrievalData';
 import { CATALOGUES, type Catalogue, type CatalogueSplit } from './catalogueList';
 import { isGeneralKind, kindProviders } from './generalKinds';
 

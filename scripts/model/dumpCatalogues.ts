@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { REPO_ROOT } from './retrievalData';
+import { REPO_ROOT } from './dataSets';
 import { GENERAL_SOURCES } from './catalogueSources/generalServers';
 import { NON_ENGLISH_SOURCES } from './catalogueSources/nonEnglishServers';
 import type { CatalogueSource } from './catalogueSources/sourceTypes';

@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { OnnxEmbedder } from '../../src/core/embedding/onnxEmbedder';
 import { updateModelCardFigures } from './modelCard';
-import { formatTable, METRIC_NAMES, REPO_ROOT, round1, type Metrics } from './retrievalData';
+import { formatTable, METRIC_NAMES, REPO_ROOT, round1, type Metrics } from './dataSets';
 import { evaluateRealCatalogues, evaluateSets, formatProbe, HYBRID_LEXICAL_WEIGHT, type SetScores } from './retrievalEvaluation';
 
 /** Lexical weights shown in the sweep that justifies HYBRID_LEXICAL_WEIGHT. */

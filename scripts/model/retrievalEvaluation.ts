@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { toolEmbeddingText, type RankableTool } from '../../src/core/selection/toolDocument';
 import { zScores } from '../../src/core/selection/toolSelector';
-import { MEASUREMENT_SETS, REPO_ROOT, loadQueries, loadTools, retrievalMetrics, round1, topIds, type Metrics } from './retrievalData';
+import { MEASUREMENT_SETS, REPO_ROOT, loadQueries, loadTools, retrievalMetrics, round1, topIds, type Metrics } from './dataSets';
 
 export type EmbedTexts = (texts: readonly string[]) => Promise<Float32Array[]>;
 

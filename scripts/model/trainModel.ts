@@ -14,7 +14,7 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import { splitIdentifiers } from '../../src/core/embedding/textPreprocess';
 import { writeModelCard } from './modelCard';
 import { exportOnnxModel, quantiseRows, verifyOnnxModel } from './onnxExport';
-import { REPO_ROOT } from './retrievalData';
+import { REPO_ROOT } from './dataSets';
 import { evaluateRealCatalogues, evaluateSets, formatProbe, type SetScores } from './retrievalEvaluation';
 import { ContrastiveTrainer, SeededRandom, StaticEmbeddingModel, type TrainingExample } from './staticEmbeddingModel';
 import { trainingPairs, type PairSource, type TrainingPair } from './trainingPairs';

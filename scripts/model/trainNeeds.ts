@@ -16,11 +16,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { GENERAL_KINDS, promptFeatures, toolFeatures, type GeneralKind, type GeneralNeedsFile, type LinearKindModel } from '../../src/core/selection/generalNeeds';
-import { loadQueriesFile, loadToolsFile, readJsonl } from '../../src/core/selection/retrievalData';
+import { loadQueriesFile, loadToolsFile, readJsonl } from '../../src/core/evaluation/retrievalData';
 import { SeededRandom } from './staticEmbeddingModel';
 import { OnnxEmbedder } from '../../src/core/embedding/onnxEmbedder';
 import type { Embedder } from '../../src/core/embedding/embedder';
-import { REPO_ROOT } from './retrievalData';
+import { REPO_ROOT } from './dataSets';
 import { CATALOGUES } from '../data/catalogueList';
 import { isGeneralKind, readKindLabels, serverOfId } from '../data/generalKinds';
 

@@ -7,9 +7,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { toolEmbeddingText } from '../../src/core/selection/toolDocument';
-import { DATA_DIR, REPO_ROOT, loadTools, readJsonl, type DataQuery } from './retrievalData';
+import { DATA_DIR, REPO_ROOT, loadTools, readJsonl, type DataQuery } from './dataSets';
 import { CATALOGUES } from '../data/catalogueList';
-import { loadQueriesFile, loadToolsFile } from '../../src/core/selection/retrievalData';
+import { loadQueriesFile, loadToolsFile } from '../../src/core/evaluation/retrievalData';
 
 export type PairSource = 'metatool' | 'seal' | 'openapi' | 'authored' | 'team' | 'bilingual' | 'paraphrase';
 

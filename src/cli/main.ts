@@ -1,13 +1,13 @@
 import * as path from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { EXIT_CODES, exitCodeFor, type CallEnvelope } from '../core/callEnvelope';
+import { EXIT_CODES, exitCodeFor, type CallEnvelope } from '../core/router/callEnvelope';
 import { loadMcpConfigFile, type InputDefinition } from '../core/config/mcpConfigParser';
 import { formatConfigIssue, type ConfigIssue, type ServerDefinition } from '../core/config/serverConfig';
 import { describeState } from '../core/connection/serverConnection';
-import { loadToolsFile } from '../core/selection/retrievalData';
+import { loadToolsFile } from '../core/evaluation/retrievalData';
 import { DEFAULT_EMBEDDING_SETTINGS, type EmbeddingSettings } from '../core/selection/selectionEngine';
-import { ToolRouter } from '../core/toolRouter';
+import { ToolRouter } from '../core/router/toolRouter';
 import { catalogueFromFile, defaultCacheDir, parseProvider, runEval, runSelect, type SelectCliOptions } from './selectCommands';
 import { cliClientFeatures, defaultElicitationMode, parseElicitationMode, type ElicitationMode } from './clientFeatures';
 import type { ClientFeatures } from '../core/connection/clientFeatures';

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { percentile } from '../core/callStatistics';
-import { loadQueriesFile, loadToolsFile, retrievalMetrics, METRIC_NAMES, type DataTool } from '../core/selection/retrievalData';
-import { catalogueFromData, evaluateSelection, selectedRecall, type QueryOutcome } from '../core/selection/selectionEvaluation';
+import { percentile } from '../core/router/callStatistics';
+import { loadQueriesFile, loadToolsFile, retrievalMetrics, METRIC_NAMES, type DataTool } from '../core/evaluation/retrievalData';
+import { catalogueFromData, evaluateSelection, selectedRecall, type QueryOutcome } from '../core/evaluation/selectionEvaluation';
 import { createSelectionEngine, type EmbeddingProvider, type EmbeddingSettings } from '../core/selection/selectionEngine';
 import type { SelectableTool, Selection } from '../core/selection/selectionTypes';
 

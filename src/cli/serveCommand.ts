@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { EXIT_CODES } from '../core/callEnvelope';
+import { EXIT_CODES } from '../core/router/callEnvelope';
 import type { ServerDefinition } from '../core/config/serverConfig';
 import { describeState, type ServerState } from '../core/connection/serverConnection';
 import { HttpGateway } from '../core/gateway/httpGateway';
@@ -9,7 +9,7 @@ import type { ClientFeatures } from '../core/connection/clientFeatures';
 import { RouterGateway, type RouterGatewayOptions } from '../core/gateway/routerGateway';
 import { createSelectionEngine } from '../core/selection/selectionEngine';
 import { inspectExposedTools, quarantineOf } from '../core/security/toolPoisoning';
-import { ToolRouter } from '../core/toolRouter';
+import { ToolRouter } from '../core/router/toolRouter';
 import { defaultCacheDir, projectRoot, type SelectCliOptions } from './selectCommands';
 
 /**

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { findNodeAtLocation, parseTree, type Node as JsonNode } from 'jsonc-parser';
-import type { CallEnvelope } from '../core/callEnvelope';
+import type { CallEnvelope } from '../core/router/callEnvelope';
 import { flatFields, schemaSkeleton, type FormField } from '../core/schema/schemaForms';
-import type { RoutedTool } from '../core/toolRouter';
+import type { RoutedTool } from '../core/router/toolRouter';
 import { askField, CANCELLED, SKIPPED, type FieldAnswer } from './fieldPrompts';
 import type { RouterService } from './routerService';
 

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { formatConfigIssue, type ConfigIssue, type ServerDefinition } from '../core/config/serverConfig';
-import { ToolRouter } from '../core/toolRouter';
+import { ToolRouter } from '../core/router/toolRouter';
 import { InputSecrets } from './inputSecrets';
 import { VsCodeClientHost } from './clientHost';
 import { ServerConfigSources, type VsCodeMcpJson } from './serverConfigSources';

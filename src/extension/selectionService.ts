@@ -5,7 +5,7 @@ import { createSelectionEngine, type EmbeddingSettings, type SelectionEngine } f
 import { DEFAULT_DESTRUCTIVE_POLICY, destructivePolicyFrom, type Selection } from '../core/selection/selectionTypes';
 import type { SelectionOptions, SelectionRequest } from '../core/selection/toolSelector';
 import { inspectExposedTools, quarantineOf, type ToolFlag } from '../core/security/toolPoisoning';
-import type { RoutedTool } from '../core/toolRouter';
+import type { RoutedTool } from '../core/router/toolRouter';
 import type { UsageMemory } from '../core/learning/usageMemory';
 import type { RouterService } from './routerService';
 import { SETTINGS_SECTION, SETTING_DEFAULTS } from './settings';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { ServerStatus } from '../core/connection/serverConnection';
 import type { ToolFlag } from '../core/security/toolPoisoning';
-import type { RoutedTool } from '../core/toolRouter';
+import type { RoutedTool } from '../core/router/toolRouter';
 import type { RouterService } from './routerService';
 import { COMMANDS } from './settings';
 import { BROWSER_UI } from './clientHost';

@@ -1,4 +1,4 @@
-import type { ToolCallStats } from '../core/callStatistics';
+import type { ToolCallStats } from '../core/router/callStatistics';
 import type { FoundTool, TurnCall, TurnWarning } from '../core/chat/chatTurn';
 import type { ServerStatus } from '../core/connection/serverConnection';
 import type { CostSnapshot } from '../core/guards/costMonitor';

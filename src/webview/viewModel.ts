@@ -1,4 +1,4 @@
-import type { ToolCallStats } from '../core/callStatistics';
+import type { ToolCallStats } from '../core/router/callStatistics';
 import type { CostSnapshot } from '../core/guards/costMonitor';
 import type { LoopTurnHistory } from '../core/guards/loopDetector';
 import type { DroppedTool, Selection, SelectionStage } from '../core/selection/selectionTypes';

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ClientFeatures } from '../../src/core/connection/clientFeatures';
-import { ToolRouter } from '../../src/core/toolRouter';
+import { ToolRouter } from '../../src/core/router/toolRouter';
 import { definitions, EVERYTHING, REPO_ROOT, tempDir, waitFor } from './serverHarness';
 
 /**

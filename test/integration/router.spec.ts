@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { ServerConnection } from '../../src/core/connection/serverConnection';
-import { TOOL_NAME_PATTERN } from '../../src/core/naming';
-import { ToolRouter, type RoutedTool } from '../../src/core/toolRouter';
+import { TOOL_NAME_PATTERN } from '../../src/core/router/naming';
+import { ToolRouter, type RoutedTool } from '../../src/core/router/toolRouter';
 import {
   EVERYTHING,
   FILESYSTEM,

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { parseMcpConfig } from '../../src/core/config/mcpConfigParser';
 import { formatConfigIssue } from '../../src/core/config/serverConfig';
 import { EmbeddingCache } from '../../src/core/embedding/embeddingCache';
-import { ToolRouter } from '../../src/core/toolRouter';
+import { ToolRouter } from '../../src/core/router/toolRouter';
 import { REPO_ROOT, SCRIPTED, TEST_BACKOFF_MS, freePort, tempDir } from '../integration/serverHarness';
 import { CACHE_TEST_MODEL, expectedVector } from './cacheVectors';
 import type { ReliabilityCase } from './faultCases';

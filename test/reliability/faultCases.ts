@@ -1,6 +1,6 @@
 /** Faults of real server processes: crashes, hangs, garbage, bad results, hostile tool lists, floods, slow starts, HTTP faults. */
-import { TOOL_NAME_PATTERN } from '../../src/core/naming';
-import type { ToolRouter } from '../../src/core/toolRouter';
+import { TOOL_NAME_PATTERN } from '../../src/core/router/naming';
+import type { ToolRouter } from '../../src/core/router/toolRouter';
 import { readLines, scripted, startEverythingHttp, tempDir } from '../integration/serverHarness';
 import * as path from 'node:path';
 import { startFaultyProxy } from './faultyHttpProxy';

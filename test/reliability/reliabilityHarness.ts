@@ -4,9 +4,9 @@
  * A "lost call" is a router call that did not end within its deadline, or ended without a result envelope.
  * A "crash" is an uncaught exception or unhandled rejection in this process while the suite runs.
  */
-import type { CallEnvelope } from '../../src/core/callEnvelope';
-import { ToolRouter } from '../../src/core/toolRouter';
-import type { ToolRouterOptions } from '../../src/core/toolRouter';
+import type { CallEnvelope } from '../../src/core/router/callEnvelope';
+import { ToolRouter } from '../../src/core/router/toolRouter';
+import type { ToolRouterOptions } from '../../src/core/router/toolRouter';
 import { EVERYTHING, TEST_BACKOFF_MS, definitions } from '../integration/serverHarness';
 
 export interface CaseResult {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { EXIT_CODES, byteLength, exitCodeFor, type CallEnvelope, type CallErrorType } from '../../src/core/callEnvelope';
+import { EXIT_CODES, byteLength, exitCodeFor, type CallEnvelope, type CallErrorType } from '../../src/core/router/callEnvelope';
 
 const meta = { latencyMs: 3, bytes: 10, server: 'srv', tool: 'tool' };
 

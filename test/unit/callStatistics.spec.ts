@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { CallStatistics, MAX_TRACKED_TOOLS, STATS_WINDOW, percentile, percentiles } from '../../src/core/callStatistics';
+import { CallStatistics, MAX_TRACKED_TOOLS, STATS_WINDOW, percentile, percentiles } from '../../src/core/router/callStatistics';
 
 function range(from: number, to: number): number[] {
   return Array.from({ length: to - from + 1 }, (_, i) => from + i);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { ConcurrencyQueue, QueueWaitTimeout, type QueueRunOptions } from '../../src/core/concurrencyQueue';
+import { ConcurrencyQueue, QueueWaitTimeout, type QueueRunOptions } from '../../src/core/router/concurrencyQueue';
 
 interface Deferred<T> {
   readonly promise: Promise<T>;

@@ -10,7 +10,7 @@ import {
   serverPrefix,
   shortHash,
   type NameRequest,
-} from '../../src/core/naming';
+} from '../../src/core/router/naming';
 
 /** The rule every model provider accepts, written out here so the test does not trust the module's own constant. */
 const PROVIDER_NAME = /^[a-zA-Z0-9_-]{1,64}$/;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { byteLength, type ContentBlock } from '../../src/core/callEnvelope';
-import { checkToolResult, cutToSize, truncateUtf8, type CheckedResult, type CutResult } from '../../src/core/toolResult';
+import { byteLength, type ContentBlock } from '../../src/core/router/callEnvelope';
+import { checkToolResult, cutToSize, truncateUtf8, type CheckedResult, type CutResult } from '../../src/core/router/toolResult';
 
 function checked(raw: Record<string, unknown>): CheckedResult {
   const result = checkToolResult(raw);

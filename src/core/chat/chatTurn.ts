@@ -1,4 +1,4 @@
-import type { CallEnvelope } from '../callEnvelope';
+import type { CallEnvelope } from '../router/callEnvelope';
 import { estimateTokens, type CostMonitor } from '../guards/costMonitor';
 import { HallucinationGuardTurn } from '../guards/hallucinationGuard';
 import { loopDetectedEnvelope, resultFactsFor, type LoopDetector } from '../guards/loopDetector';

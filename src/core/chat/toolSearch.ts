@@ -1,5 +1,5 @@
 import type { Selection } from '../selection/selectionTypes';
-import type { RoutedTool } from '../toolRouter';
+import type { RoutedTool } from '../router/toolRouter';
 
 /**
  * Tool search over the whole catalogue, shared by every place a model can look for tools: the gateway's

@@ -7,7 +7,7 @@ import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, ListRootsRe
 import { NeedsSignInError, type RouterOAuthProvider } from '../auth/oauthProvider';
 import type { CallerFeatures, ClientFeatures } from './clientFeatures';
 import * as z from 'zod/v4';
-import type { CallErrorType } from '../callEnvelope';
+import type { CallErrorType } from '../router/callEnvelope';
 import { redactUrl } from '../config/mcpConfigParser';
 import { redactSecrets, type ServerDefinition } from '../config/serverConfig';
 import { ServerLog } from './serverLog';

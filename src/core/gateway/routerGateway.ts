@@ -2,12 +2,12 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type CreateMessageRequest, type ElicitRequest, type LoggingLevel, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CallerFeatures } from '../connection/clientFeatures';
-import type { CallEnvelope } from '../callEnvelope';
+import type { CallEnvelope } from '../router/callEnvelope';
 import { confirmationMarkdown, declinedMessage, destructiveApproval, refusedByPolicyMessage } from '../chat/callApproval';
 import { searchHits, type SearchHit } from '../chat/toolSearch';
 import type { ToolIndex } from '../selection/toolIndex';
 import type { ToolSelector } from '../selection/toolSelector';
-import type { RoutedTool, ToolRouter } from '../toolRouter';
+import type { RoutedTool, ToolRouter } from '../router/toolRouter';
 
 /**
  * The router as one MCP server, for any MCP client (the CLI's `serve`, VS Code's MCP server definition):

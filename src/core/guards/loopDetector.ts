@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import picomatch from 'picomatch';
-import type { CallEnvelope, CallMeta, ContentBlock } from '../callEnvelope';
+import type { CallEnvelope, CallMeta, ContentBlock } from '../router/callEnvelope';
 
 /**
  * The loop detector: within one chat turn, a call that keeps coming back the same, or a tool that keeps

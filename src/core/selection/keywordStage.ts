@@ -1,5 +1,5 @@
 import picomatch from 'picomatch';
-import { serverPrefix } from '../naming';
+import { serverPrefix } from '../router/naming';
 
 /**
  * The keyword stage (a regex selector): named groups of tools, and routes that map regular

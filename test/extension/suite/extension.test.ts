@@ -8,7 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { CallEnvelope } from '../../../src/core/callEnvelope';
+import type { CallEnvelope } from '../../../src/core/router/callEnvelope';
 import type { Selection } from '../../../src/core/selection/selectionTypes';
 import { COMMANDS } from '../../../src/extension/settings';
 import { api, EXTENSION_ID, waitFor } from './helpers';

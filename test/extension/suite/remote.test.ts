@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { CallEnvelope } from '../../../src/core/callEnvelope';
+import type { CallEnvelope } from '../../../src/core/router/callEnvelope';
 import { COMMANDS } from '../../../src/extension/settings';
 import { api, waitFor } from './helpers';
 

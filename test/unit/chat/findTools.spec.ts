@@ -10,7 +10,7 @@ import { LexicalRanker } from '../../../src/core/selection/lexicalRanker';
 import type { DestructivePolicy, Selection } from '../../../src/core/selection/selectionTypes';
 import { rankableFor } from '../../../src/core/selection/toolIndex';
 import { DEFAULT_SELECTION_OPTIONS, ToolSelector } from '../../../src/core/selection/toolSelector';
-import type { RoutedTool } from '../../../src/core/toolRouter';
+import type { RoutedTool } from '../../../src/core/router/toolRouter';
 import { lastToolResult, ScriptedFakeModel, TableFakeRouter } from './scriptedFakes';
 
 /**

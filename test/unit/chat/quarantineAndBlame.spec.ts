@@ -7,7 +7,7 @@ import { LexicalRanker } from '../../../src/core/selection/lexicalRanker';
 import { rankableFor } from '../../../src/core/selection/toolIndex';
 import { DEFAULT_SELECTION_OPTIONS, ToolSelector } from '../../../src/core/selection/toolSelector';
 import type { SelectableTool, Selection } from '../../../src/core/selection/selectionTypes';
-import type { RoutedTool } from '../../../src/core/toolRouter';
+import type { RoutedTool } from '../../../src/core/router/toolRouter';
 import { ScriptedFakeModel, TableFakeRouter } from './scriptedFakes';
 
 const TOOLS: SelectableTool[] = [

@@ -1,4 +1,4 @@
-import type { CallEnvelope } from '../../../src/core/callEnvelope';
+import type { CallEnvelope } from '../../../src/core/router/callEnvelope';
 import type { ChatMessage, ChatModel, ChatToolDefinition, ModelResponse, ToolCaller } from '../../../src/core/chat/chatTurn';
 
 /**

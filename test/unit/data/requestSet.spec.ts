@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { assembleQueries } from '../../../scripts/data/buildRequestSet';
 import { CATALOGUES } from '../../../scripts/data/catalogueList';
-import { loadQueriesFile, loadToolsFile } from '../../../src/core/selection/retrievalData';
+import { loadQueriesFile, loadToolsFile } from '../../../src/core/evaluation/retrievalData';
 
 const DIR = path.resolve(__dirname, '..', '..', '..', 'data', 'requests');
 

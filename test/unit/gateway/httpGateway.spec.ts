@@ -6,7 +6,7 @@ import { RouterGateway } from '../../../src/core/gateway/routerGateway';
 import { LexicalRanker } from '../../../src/core/selection/lexicalRanker';
 import { rankableFor } from '../../../src/core/selection/toolIndex';
 import { DEFAULT_SELECTION_OPTIONS, ToolSelector } from '../../../src/core/selection/toolSelector';
-import { ToolRouter } from '../../../src/core/toolRouter';
+import { ToolRouter } from '../../../src/core/router/toolRouter';
 
 /**
  * The HTTP gateway's own rules, on a real loopback socket with a router that has no servers: which

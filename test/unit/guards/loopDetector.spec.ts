@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { exitCodeFor, type CallEnvelope } from '../../../src/core/callEnvelope';
+import { exitCodeFor, type CallEnvelope } from '../../../src/core/router/callEnvelope';
 import {
   DEFAULT_EMPTY_RESULTS_THRESHOLD,
   DEFAULT_LOOP_HISTORY_TURNS,

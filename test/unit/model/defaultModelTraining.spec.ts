@@ -11,10 +11,10 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import { OnnxEmbedder } from '../../../src/core/embedding/onnxEmbedder';
 import { splitIdentifiers } from '../../../src/core/embedding/textPreprocess';
 import { exportOnnxModel, quantiseRows, verifyOnnxModel } from '../../../scripts/model/onnxExport';
-import { DATA_DIR, MEASUREMENT_SETS, loadQueries } from '../../../scripts/model/retrievalData';
+import { DATA_DIR, MEASUREMENT_SETS, loadQueries } from '../../../scripts/model/dataSets';
 import { ContrastiveTrainer, SeededRandom, StaticEmbeddingModel, type TrainingExample } from '../../../scripts/model/staticEmbeddingModel';
 import { HELD_OUT_APIS, PERMISSIVE_SPEC_LICENSE, TEAM_REQUESTS_DIR, TRAINING_SPLITS, trainingPairs } from '../../../scripts/model/trainingPairs';
-import { loadQueriesFile, loadToolsFile } from '../../../src/core/selection/retrievalData';
+import { loadQueriesFile, loadToolsFile } from '../../../src/core/evaluation/retrievalData';
 import { toolEmbeddingText } from '../../../src/core/selection/toolDocument';
 import { buildVocabulary, PAD_TOKEN, tokenizerConfig, tokenizerJson, UNK_TOKEN } from '../../../scripts/model/wordPieceVocabulary';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { creditAlternatives, needRecall, selectedAt, sentAll, type QueryOutcome } from '../../../src/core/selection/selectionEvaluation';
-import type { DataQuery } from '../../../src/core/selection/retrievalData';
+import { creditAlternatives, needRecall, selectedAt, sentAll, type QueryOutcome } from '../../../src/core/evaluation/selectionEvaluation';
+import type { DataQuery } from '../../../src/core/evaluation/retrievalData';
 
 const q = (gold: string[], general?: string[]): DataQuery => ({ id: 'q', split: 'test', query: 'x', gold, ...(general ? { general } : {}) });
 

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as zlib from 'node:zlib';
-import type { RankableTool } from './toolDocument';
+import type { RankableTool } from '../selection/toolDocument';
 
 /**
  * Tool catalogues and labelled queries in the shared data format (below), and the

@@ -1,12 +1,12 @@
 /**
  * Where the tool-retrieval sets live (../shared/data, formats in its README), which splits are for
  * measuring, and the small ranking helpers the model scripts share. Reading files and scoring rankings
- * is src/core/selection/retrievalData.ts, the same code every evaluation of the project uses.
+ * is src/core/evaluation/retrievalData.ts, the same code every evaluation of the project uses.
  */
 import path from 'node:path';
-import { loadQueriesFile, loadToolsFile, SELECTION_DEV_SETS, type DataQuery, type DataTool } from '../../src/core/selection/retrievalData';
+import { loadQueriesFile, loadToolsFile, SELECTION_DEV_SETS, type DataQuery, type DataTool } from '../../src/core/evaluation/retrievalData';
 
-export { METRIC_NAMES, readJsonl, retrievalMetrics, round1, type DataQuery, type DataTool, type Metrics } from '../../src/core/selection/retrievalData';
+export { METRIC_NAMES, readJsonl, retrievalMetrics, round1, type DataQuery, type DataTool, type Metrics } from '../../src/core/evaluation/retrievalData';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 /** The data sits beside the repository: path.resolve(repoRoot, '..', 'shared', 'data'). */

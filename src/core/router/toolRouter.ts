@@ -2,12 +2,12 @@ import picomatch from 'picomatch';
 import { type CallEnvelope, type CallError, type CallErrorType, type CallMeta } from './callEnvelope';
 import { CallStatistics } from './callStatistics';
 import { ConcurrencyQueue, QueueWaitTimeout } from './concurrencyQueue';
-import type { ServerDefinition } from './config/serverConfig';
-import type { CallerFeatures } from './connection/clientFeatures';
-import { ConnectionError, ServerConnection, describeError, describeState, type ConnectionOptions, type ServerStatus, type ServerTool, type ToolAnnotations } from './connection/serverConnection';
+import type { ServerDefinition } from '../config/serverConfig';
+import type { CallerFeatures } from '../connection/clientFeatures';
+import { ConnectionError, ServerConnection, describeError, describeState, type ConnectionOptions, type ServerStatus, type ServerTool, type ToolAnnotations } from '../connection/serverConnection';
 import { assignServerPrefixes, assignToolNames } from './naming';
-import { normalizeArguments, parseArguments } from './schema/argumentNormalizer';
-import { SchemaCompiler, describeIssues, type CompiledSchema, type SchemaProblem } from './schema/argumentValidator';
+import { normalizeArguments, parseArguments } from '../schema/argumentNormalizer';
+import { SchemaCompiler, describeIssues, type CompiledSchema, type SchemaProblem } from '../schema/argumentValidator';
 import { checkToolResult, cutToSize } from './toolResult';
 
 /**

@@ -1,6 +1,6 @@
 import type { DataQuery, DataTool } from './retrievalData';
-import type { SelectableTool } from './selectionTypes';
-import type { ToolSelector } from './toolSelector';
+import type { SelectableTool } from '../selection/selectionTypes';
+import type { ToolSelector } from '../selection/toolSelector';
 
 /**
  * Runs selection over labelled queries, the way `mcp-tool-router eval` and eval:select measure it: per
