@@ -79,11 +79,11 @@ function stageOnnxRuntime(vsceTarget) {
   cpSync(binaries, `dist/node_modules/onnxruntime-node/bin/napi-v6/${os}/${arch}`, { recursive: true, filter: (src) => !GPU_ONLY_FILES.has(path.basename(src)) });
   copy('node_modules/onnxruntime-common/package.json', 'onnxruntime-common/package.json');
   copy('node_modules/onnxruntime-common/dist', 'onnxruntime-common/dist');
-  compressLargeFiles(`onnxruntime-node/bin/napi-v6/${os}/${arch}`);
+  compressLargeFiles(`onnxruntime-node/bin/napi-v6/${os}/${arch}`, os, arch);
 }
 
 /** Replaces each large file under dist/node_modules/`dir` by `<file>.br`, listed with its SHA-256 in compressed.json. */
-function compressLargeFiles(dir) {
+function compressLargeFiles(dir, platform, arch) {
   const { version } = JSON.parse(readFileSync('node_modules/onnxruntime-node/package.json', 'utf8'));
   const files = [];
   for (const name of readdirSync(`dist/node_modules/${dir}`)) {
@@ -96,5 +96,5 @@ function compressLargeFiles(dir) {
     rmSync(file);
     files.push({ path: `${dir}/${name}`, sha256: createHash('sha256').update(bytes).digest('hex') });
   }
-  writeFileSync('dist/node_modules/compressed.json', `${JSON.stringify({ version, files }, null, 2)}\n`);
+  writeFileSync('dist/node_modules/compressed.json', `${JSON.stringify({ version, platform, arch, files }, null, 2)}\n`);
 }

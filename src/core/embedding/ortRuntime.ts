@@ -17,6 +17,9 @@ export const COMPRESSED_MANIFEST = 'compressed.json';
 
 interface CompressedManifest {
   readonly version: string;
+  /** The platform the staged binaries are for (`process.platform` / `process.arch` names). */
+  readonly platform: string;
+  readonly arch: string;
   /** Package-relative paths of the files shipped as `<path>.br`, with the SHA-256 of their content. */
   readonly files: ReadonlyArray<{ readonly path: string; readonly sha256: string }>;
 }
@@ -52,6 +55,9 @@ async function load(runtimeFolder: string | undefined): Promise<typeof Ort> {
   if (!existsSync(manifestFile)) return import('onnxruntime-node');
   if (!runtimeFolder) throw new Error('onnxruntime-node ships compressed here and no folder was given to unpack it into');
   const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as CompressedManifest;
+  if (manifest.platform !== process.platform || manifest.arch !== process.arch) {
+    throw new Error(`this build of the extension is for ${manifest.platform}-${manifest.arch}, not ${process.platform}-${process.arch}; install the VSIX made for this platform`);
+  }
   const stamp = createHash('sha256').update(JSON.stringify(manifest)).digest('hex').slice(0, 12);
   const target = path.join(runtimeFolder, `onnxruntime-${manifest.version}-${process.platform}-${process.arch}-${stamp}`);
   if (!existsSync(path.join(target, 'ready'))) unpack(path.dirname(packageDir), manifest, target);
