@@ -86,15 +86,23 @@ function stageOnnxRuntime(vsceTarget) {
 function compressLargeFiles(dir, platform, arch) {
   const { version } = JSON.parse(readFileSync('node_modules/onnxruntime-node/package.json', 'utf8'));
   const files = [];
+  /** SHA-256 → the path shipped for it: macOS's runtime comes as two identical files under two names. */
+  const shipped = new Map();
   for (const name of readdirSync(`dist/node_modules/${dir}`)) {
     const file = `dist/node_modules/${dir}/${name}`;
     const bytes = readFileSync(file);
     if (bytes.length <= COMPRESS_ABOVE_BYTES) continue;
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    rmSync(file);
+    if (shipped.has(sha256)) {
+      files.push({ path: `${dir}/${name}`, sha256, copyOf: shipped.get(sha256) });
+      continue;
+    }
     console.log(`compressing ${file} (${(bytes.length / 1024 / 1024).toFixed(1)} MB) with brotli; this takes a minute or two`);
     const packed = brotliCompressSync(bytes, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_LGWIN]: 24, [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.length } });
     writeFileSync(`${file}.br`, packed);
-    rmSync(file);
-    files.push({ path: `${dir}/${name}`, sha256: createHash('sha256').update(bytes).digest('hex') });
+    shipped.set(sha256, `${dir}/${name}`);
+    files.push({ path: `${dir}/${name}`, sha256 });
   }
   writeFileSync('dist/node_modules/compressed.json', `${JSON.stringify({ version, platform, arch, files }, null, 2)}\n`);
 }

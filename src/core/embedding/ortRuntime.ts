@@ -20,8 +20,11 @@ interface CompressedManifest {
   /** The platform the staged binaries are for (`process.platform` / `process.arch` names). */
   readonly platform: string;
   readonly arch: string;
-  /** Package-relative paths of the files shipped as `<path>.br`, with the SHA-256 of their content. */
-  readonly files: ReadonlyArray<{ readonly path: string; readonly sha256: string }>;
+  /**
+   * Package-relative paths of the files shipped as `<path>.br`, with the SHA-256 of their content; a file
+   * identical to one already listed names it in `copyOf` and is not shipped twice.
+   */
+  readonly files: ReadonlyArray<{ readonly path: string; readonly sha256: string; readonly copyOf?: string }>;
 }
 
 let loading: Promise<typeof Ort> | undefined;
@@ -76,7 +79,7 @@ function unpack(stagedModules: string, manifest: CompressedManifest, target: str
     cpSync(path.join(stagedModules, name), path.join(modules, name), { recursive: true, filter: (src) => !src.endsWith('.br') });
   }
   for (const file of manifest.files) {
-    const bytes = brotliDecompressSync(readFileSync(path.join(stagedModules, `${file.path}.br`)));
+    const bytes = brotliDecompressSync(readFileSync(path.join(stagedModules, `${file.copyOf ?? file.path}.br`)));
     const sha = createHash('sha256').update(bytes).digest('hex');
     if (sha !== file.sha256) {
       rmSync(temp, { recursive: true, force: true });
