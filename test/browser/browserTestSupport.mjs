@@ -134,7 +134,7 @@ export async function runBrowserTest(options) {
     exitedEarly.catch(() => undefined);
     browser = await launchBrowser({ runDir: run });
     await browser.page.setViewportSize(options.viewport);
-    await Promise.race([options.steps({ page: browser.page, url: server.workbenchUrl({ folder: workspace }), workspace }), exitedEarly]);
+    await Promise.race([options.steps({ page: browser.page, url: server.workbenchUrl({ folder: workspace }), workspace, run }), exitedEarly]);
     failed = false;
   } catch (error) {
     const reason = error instanceof TestFailure ? error.message : /** @type {Error} */ (error).stack ?? String(error);

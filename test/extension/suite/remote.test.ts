@@ -52,34 +52,6 @@ describe('remote servers: sign-in and elicitation', function () {
     assert.match(JSON.stringify(envelope.content), /accept: \{\\"colour\\":\\"blue\\",\\"count\\":3\}/);
   });
 
-  it('asks for an ${input:…} value once, keeps it in SecretStorage only, and forgets it with Clear Saved Inputs', async () => {
-    const { service } = await api();
-    const secret = 'sekret-probe-4711-value';
-    const input = { id: 'probe-token', type: 'promptString' as const, password: true, default: secret };
-    const everything = path.join(REPO, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
-    await config().update('servers', { inputs: [input], servers: { probe: { command: 'node', args: [everything, 'stdio'], env: { PROBE_TOKEN: '${input:probe-token}' } } } }, vscode.ConfigurationTarget.Workspace);
-    // The value is asked for in an input box, prefilled with the input's default: Enter accepts it.
-    for (let i = 0; i < 80 && service.router.getTool('probe_get-env') === undefined; i++) {
-      await new Promise((r) => setTimeout(r, 250));
-      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
-    }
-    await waitFor(() => service.router.getTool('probe_get-env') !== undefined, 'the probe server to start with its input');
-    const env = await vscode.commands.executeCommand<CallEnvelope>(COMMANDS.callTool, { tool: 'probe_get-env', args: {}, quiet: true });
-    assert.match(JSON.stringify(env), new RegExp(secret), 'the server received the value');
-    // Kept: resolving again answers at once from SecretStorage, without asking.
-    const again = await Promise.race([service.inputs.resolve(input), new Promise<string>((r) => setTimeout(() => r('asked again'), 3000))]);
-    assert.equal(again, secret);
-    // Never in settings or the server's log.
-    assert.ok(!JSON.stringify(vscode.workspace.getConfiguration('toolRouter').inspect('servers')).includes(secret));
-    assert.ok(!service.router.getConnection('probe')!.log.text().includes(secret));
-    // Clear Saved Inputs forgets it: resolving now has to ask (and is dismissed here).
-    await vscode.commands.executeCommand(COMMANDS.clearSavedInputs);
-    const afterClear = await Promise.race([service.inputs.resolve(input).then(() => 'answered'), new Promise<string>((r) => setTimeout(() => r('asking'), 1500))]);
-    assert.equal(afterClear, 'asking');
-    await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
-    await config().update('servers', {}, vscode.ConfigurationTarget.Workspace);
-  });
-
   it('signs in to an OAuth-protected server from VS Code, keeping the token in SecretStorage only', async () => {
     const { service } = await api();
     const fixture = await startFixture([]);
