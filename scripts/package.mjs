@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { brotliCompressSync, constants as zlib } from 'node:zlib';
 
 /**
@@ -98,9 +98,15 @@ function compressLargeFiles(dir, platform, arch) {
       files.push({ path: `${dir}/${name}`, sha256, copyOf: shipped.get(sha256) });
       continue;
     }
-    console.log(`compressing ${file} (${(bytes.length / 1024 / 1024).toFixed(1)} MB) with brotli; this takes a minute or two`);
-    const packed = brotliCompressSync(bytes, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_LGWIN]: 24, [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.length } });
-    writeFileSync(`${file}.br`, packed);
+    // Brotli's best setting takes a minute or two per library, so each result is kept by content hash.
+    const cached = `.cache/package/${sha256}.br`;
+    if (!existsSync(cached)) {
+      console.log(`compressing ${file} (${(bytes.length / 1024 / 1024).toFixed(1)} MB) with brotli; this takes a minute or two`);
+      mkdirSync('.cache/package', { recursive: true });
+      writeFileSync(`${cached}.tmp`, brotliCompressSync(bytes, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_LGWIN]: 24, [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.length } }));
+      renameSync(`${cached}.tmp`, cached);
+    }
+    cpSync(cached, `${file}.br`);
     shipped.set(sha256, `${dir}/${name}`);
     files.push({ path: `${dir}/${name}`, sha256 });
   }
