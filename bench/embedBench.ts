@@ -15,7 +15,7 @@ import { toolEmbeddingText } from '../src/core/selection/toolDocument';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const MODEL = path.join(ROOT, 'media', 'model');
-const DATA = path.resolve(ROOT, '..', 'shared', 'data');
+const DATA = path.join(ROOT, 'data', 'benchmarks');
 const TOOLS = 1000;
 /** Queries timed one at a time, after a warm-up; 2,000 gives a stable p95. */
 const QUERY_SAMPLES = 2000;
@@ -31,9 +31,9 @@ function folderBytes(dir: string): number {
 }
 
 async function main(): Promise<void> {
-  const tools = loadToolsFile(path.join(DATA, 'bfcl', 'tools.jsonl')).slice(0, TOOLS);
+  const tools = loadToolsFile(path.join(DATA, 'bfcl', 'tools.jsonl.gz')).slice(0, TOOLS);
   const texts = tools.map(toolEmbeddingText);
-  const queries = loadQueriesFile(path.join(DATA, 'bfcl', 'queries.jsonl')).map((q) => q.query);
+  const queries = loadQueriesFile(path.join(DATA, 'bfcl', 'queries.jsonl.gz')).map((q) => q.query);
 
   let t0 = performance.now();
   const model = await OnnxEmbedder.load(MODEL);

@@ -1,7 +1,7 @@
 /**
  * `npm run bench:select`: selection latency, prompt embedding included, with the default model, for
  * catalogues of 100, 1,000 and 10,000 tools, in one run. Catalogues are drawn from every tool in
- * ../shared/data (and OpenAPI operations to reach 10,000); prompts are the sets' queries.
+ * data/benchmarks (and OpenAPI operations to reach 10,000); prompts are the sets' queries.
  * The last line is JSON: {"p50_ms": {"100", "1000", "10000"}, "p95_ms": {…}}.
  */
 import * as path from 'node:path';
@@ -11,7 +11,7 @@ import { createSelectionEngine } from '../src/core/selection/selectionEngine';
 import type { SelectableTool } from '../src/core/selection/selectionTypes';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const DATA = path.resolve(ROOT, '..', 'shared', 'data');
+const DATA = path.join(ROOT, 'data', 'benchmarks');
 const SIZES = [100, 1000, 10000] as const;
 /** Prompts timed per catalogue size, after a warm-up. */
 const PROMPTS = 500;
@@ -30,7 +30,7 @@ interface Operation {
 function allTools(): SelectableTool[] {
   const out: SelectableTool[] = [];
   for (const folder of ['metatool', 'seal-tools', 'bfcl']) {
-    for (const t of loadToolsFile(path.join(DATA, folder, 'tools.jsonl'))) {
+    for (const t of loadToolsFile(path.join(DATA, folder, 'tools.jsonl.gz'))) {
       out.push({ name: `${folder}:${t.id}`, originalName: t.name, server: folder, description: t.description, inputSchema: t.inputSchema });
     }
   }
@@ -58,7 +58,7 @@ function shuffled<T>(items: readonly T[], seed: number): T[] {
 async function main(): Promise<void> {
   const tools = shuffled(allTools(), 42);
   const prompts = shuffled(
-    ['metatool', 'seal-tools', 'bfcl'].flatMap((f) => loadQueriesFile(path.join(DATA, f, 'queries.jsonl')).map((q) => q.query)),
+    ['metatool', 'seal-tools', 'bfcl'].flatMap((f) => loadQueriesFile(path.join(DATA, f, 'queries.jsonl.gz')).map((q) => q.query)),
     7,
   ).slice(0, PROMPTS + WARMUP);
   const p50: Record<string, number> = {};

@@ -3,7 +3,7 @@
  * sending every tool, with the coverage of needed tools at that budget, in one run.
  *
  * Sets: MetaTool multi, Seal-Tools test_out_domain, BFCL live_multiple and parallel_multiple (whole
- * catalogues from ../shared/data), and the reference servers' real catalogue: server-everything,
+ * catalogues from data/benchmarks), and the reference servers' real catalogue: server-everything,
  * server-memory and server-filesystem started under the router, with the hand-written prompts of
  * REFERENCE_PROMPTS below. Tokens are the seeds' estimate (estimateToolTokens: name + description +
  * schema, 4 characters a token) of each tool as a model would receive it; coverage is the share of a
@@ -21,7 +21,7 @@ import { estimateToolTokens, type SelectableTool, type Selection } from '../src/
 import { ToolRouter } from '../src/core/router/toolRouter';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const DATA = path.resolve(ROOT, '..', 'shared', 'data');
+const DATA = path.join(ROOT, 'data', 'benchmarks');
 const SERVERS = path.join(ROOT, 'node_modules', '@modelcontextprotocol');
 const DEV_SETS = SELECTION_DEV_SETS;
 const REFERENCE_SET = 'reference_servers';
@@ -136,8 +136,8 @@ async function referenceCatalogue(workdir: string): Promise<{ tools: SelectableT
 async function main(): Promise<void> {
   const summary: Record<string, SetResult> = {};
   for (const set of DEV_SETS) {
-    const tools = loadToolsFile(path.join(DATA, set.folder, 'tools.jsonl'));
-    const queries = loadQueriesFile(path.join(DATA, set.folder, 'queries.jsonl'), set.split);
+    const tools = loadToolsFile(path.join(DATA, set.folder, 'tools.jsonl.gz'));
+    const queries = loadQueriesFile(path.join(DATA, set.folder, 'queries.jsonl.gz'), set.split);
     summary[set.key] = await measure(set.key, catalogueFromData(tools), queries);
   }
 

@@ -1,8 +1,8 @@
 /**
  * `npm run eval:select`: ranked and selected quality of the router's selection with its default
  * configuration (the bundled model fused with BM25F, clause matching, server boost), next to plain BM25
- * (the README floor of ../shared/data) and to the lexical ranker alone, in one run, on:
- *   - MetaTool multi, Seal-Tools test_out_domain, BFCL live_multiple and parallel_multiple (../shared/data);
+ * (the floor data/benchmarks/README.md gives) and to the lexical ranker alone, in one run, on:
+ *   - MetaTool multi, Seal-Tools test_out_domain, BFCL live_multiple and parallel_multiple (data/benchmarks);
  *   - the team-written request set (data/requests): its dev catalogues and its held-out test catalogues,
  *     each ranked against all 1,060 tools of the set's 53 servers, as a user with many servers would have.
  *
@@ -30,7 +30,7 @@ import { otherSplitsGeneralServers, readKindLabels, serverOfId } from './data/ge
 import { CATALOGUES } from './data/catalogueList';
 
 const ROOT = path.resolve(__dirname, '..');
-const DATA = path.resolve(ROOT, '..', 'shared', 'data');
+const DATA = path.join(ROOT, 'data', 'benchmarks');
 const TEAM = path.join(ROOT, 'data', 'requests');
 const RANKED = 50;
 /** --model DIR: measure another model folder in place of the bundled one (for comparing trained variants). */
@@ -89,8 +89,8 @@ interface RouterRun {
 function loadSets(): EvalSet[] {
   const sets: EvalSet[] = SELECTION_DEV_SETS.map((s) => ({
     key: s.key,
-    tools: loadToolsFile(path.join(DATA, s.folder, 'tools.jsonl')),
-    queries: loadQueriesFile(path.join(DATA, s.folder, 'queries.jsonl'), s.split),
+    tools: loadToolsFile(path.join(DATA, s.folder, 'tools.jsonl.gz')),
+    queries: loadQueriesFile(path.join(DATA, s.folder, 'queries.jsonl.gz'), s.split),
     team: false,
   }));
   const teamTools = loadToolsFile(path.join(TEAM, 'tools.jsonl'));

@@ -1,5 +1,5 @@
 /**
- * Builds the team-written request set in data/requests, in the ../shared/data format.
+ * Builds the team-written request set in data/requests, in the data/benchmarks format.
  *
  *   npx tsx scripts/data/buildRequestSet.ts catalogues   # tools.jsonl + catalogues.json from the sources
  *   npx tsx scripts/data/buildRequestSet.ts              # queries.jsonl from written/*.jsonl, checked
@@ -22,7 +22,7 @@ import { isGeneralKind, kindProviders } from './generalKinds';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const OUT = path.join(ROOT, 'data', 'requests');
-const OPENAPI = path.resolve(ROOT, '..', 'shared', 'data', 'openapi', 'operations.jsonl.gz');
+const OPENAPI = path.join(ROOT, 'data', 'benchmarks', 'openapi', 'operations.jsonl.gz');
 /** MCP clients show names up to 64 characters; longer generated names keep their last segments. */
 const MAX_TOOL_NAME = 64;
 /** Long OpenAPI descriptions are cut at a sentence near here: generated servers' descriptions rarely run longer. */

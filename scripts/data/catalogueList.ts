@@ -29,7 +29,7 @@ export interface McpCatalogue {
 export interface OpenApiCatalogue {
   readonly server: string;
   readonly kind: 'openapi';
-  /** The `api` field of ../shared/data/openapi/operations.jsonl.gz. */
+  /** The `api` field of data/benchmarks/openapi/operations.jsonl.gz. */
   readonly api: string;
   readonly split: CatalogueSplit;
 }

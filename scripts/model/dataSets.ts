@@ -1,5 +1,5 @@
 /**
- * Where the tool-retrieval sets live (../shared/data, formats in its README), which splits are for
+ * Where the tool-retrieval sets live (data/benchmarks, formats in its README), which splits are for
  * measuring, and the small ranking helpers the model scripts share. Reading files and scoring rankings
  * is src/core/evaluation/retrievalData.ts, the same code every evaluation of the project uses.
  */
@@ -9,15 +9,15 @@ import { loadQueriesFile, loadToolsFile, SELECTION_DEV_SETS, type DataQuery, typ
 export { METRIC_NAMES, readJsonl, retrievalMetrics, round1, type DataQuery, type DataTool, type Metrics } from '../../src/core/evaluation/retrievalData';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
-/** The data sits beside the repository: path.resolve(repoRoot, '..', 'shared', 'data'). */
-export const DATA_DIR = path.resolve(REPO_ROOT, '..', 'shared', 'data');
+/** The public benchmark sets, carried in the repository gzip-compressed (data/benchmarks/README.md). */
+export const DATA_DIR = path.join(REPO_ROOT, 'data', 'benchmarks');
 
 export function loadTools(folder: string): DataTool[] {
-  return loadToolsFile(path.join(DATA_DIR, folder, 'tools.jsonl'));
+  return loadToolsFile(path.join(DATA_DIR, folder, 'tools.jsonl.gz'));
 }
 
 export function loadQueries(folder: string, split: string): DataQuery[] {
-  return loadQueriesFile(path.join(DATA_DIR, folder, 'queries.jsonl'), split);
+  return loadQueriesFile(path.join(DATA_DIR, folder, 'queries.jsonl.gz'), split);
 }
 
 /** The measurement sets of issue 9: never trained on. */

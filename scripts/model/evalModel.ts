@@ -80,7 +80,7 @@ async function main(): Promise<void> {
       `Measured by \`npm run eval:model\` through the ONNX engine; each query ranks its set's whole catalogue; percent.`,
       `"hybrid" is ${HYBRID_LEXICAL_WEIGHT}·z(BM25F) + ${round1(1 - HYBRID_LEXICAL_WEIGHT)}·z(cosine), z-scores over the whole catalogue, as the router fuses them;`,
       `its weight was chosen on these same sets (there is no other labelled data), so read it as tuned.`,
-      `BM25F is src/core/selection/lexicalRanker.ts (stop words, suffix stripping, field weights, clauses), well above the plain BM25 floor of ../shared/data/README.md.`,
+      `BM25F is src/core/selection/lexicalRanker.ts (stop words, suffix stripping, field weights, clauses), well above the plain BM25 floor that data/benchmarks/README.md gives.`,
       '',
       ...scores.flatMap((s) => [`**${s.label}** (${s.queryCount} queries, ${s.toolCount} tools)`, '', markdownTable(s), '']),
       `**Real MCP catalogues** (server-everything, server-memory, server-filesystem and Notion's server, ${probe.tools} tools; ${probe.requests} requests written by the team, test/fixtures/catalogues): share of requests whose tool is first / within 3 / within 5`,

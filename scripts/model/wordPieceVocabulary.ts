@@ -4,7 +4,7 @@
  * load the model. Its vocabulary is frequent whole words plus subword pieces: word-initial pieces and
  * `##` continuation pieces for frequent character n-grams, and every single character, so that no word
  * is unknown and unseen words (`weread`, `geocode`) still share pieces with words seen in training.
- * This stands in for the character n-grams of the prototype (../shared/notes/selection-findings.md).
+ * This stands in for the character n-grams an earlier prototype of the project used.
  */
 import { BertNormalizer, BertPreTokenizer } from '@huggingface/tokenizers';
 import { splitIdentifiers } from '../../src/core/embedding/textPreprocess';
