@@ -99,7 +99,44 @@ export interface ConnectionOptions {
 
 type Listener<T> = (value: T) => void;
 
-export class ServerConnection {
+/** One call's options: its time limit, cancellation, progress and the caller's own answers. */
+export interface CallToolOptions {
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: Progress) => void;
+  readonly caller?: CallerFeatures;
+}
+
+/**
+ * The connection seam: what the router and the hosts need of one MCP server's connection. ServerConnection
+ * is its implementation (stdio, streamable HTTP or SSE, with restarts, sign-in and the client features).
+ */
+export interface Connection {
+  readonly name: string;
+  readonly definition: ServerDefinition;
+  readonly log: ServerLog;
+  readonly status: ServerStatus;
+  /** The state alone, cheaper than `status` on the call path. */
+  readonly currentState: ServerState;
+  readonly tools: readonly ServerTool[];
+  /** The OAuth sign-in of a remote server that signs in. */
+  readonly oauth: RouterOAuthProvider | undefined;
+  start(): void;
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+  /** True once the server has left `starting`: ready, failed, or waiting to restart. */
+  isSettled(): boolean;
+  whenSettled(timeoutMs: number): Promise<void>;
+  whenReady(timeoutMs: number): Promise<boolean>;
+  callTool(tool: string, args: Record<string, unknown>, opts: CallToolOptions): Promise<ToolCallResult>;
+  refreshTools(): Promise<void>;
+  signIn(): Promise<void>;
+  signOut(): Promise<void>;
+  onDidChangeStatus(listener: Listener<ServerStatus>): () => void;
+  onDidChangeTools(listener: Listener<readonly ServerTool[]>): () => void;
+}
+
+export class ServerConnection implements Connection {
   readonly log: ServerLog;
   private client: Client | undefined;
   private transport: Transport | undefined;
@@ -251,7 +288,7 @@ export class ServerConnection {
    * Calls a tool by its original name. Throws {@link ConnectionError} for connection-level failures;
    * returns the raw result object otherwise (its shape is checked by the router).
    */
-  async callTool(tool: string, args: Record<string, unknown>, opts: { timeoutMs: number; signal?: AbortSignal; onProgress?: (progress: Progress) => void; caller?: CallerFeatures }): Promise<ToolCallResult> {
+  async callTool(tool: string, args: Record<string, unknown>, opts: CallToolOptions): Promise<ToolCallResult> {
     if (!opts.caller) return this.callToolAs(tool, args, opts);
     this.callers.push(opts.caller);
     try {

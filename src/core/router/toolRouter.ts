@@ -4,7 +4,7 @@ import { CallStatistics } from './callStatistics';
 import { ConcurrencyQueue, QueueWaitTimeout } from './concurrencyQueue';
 import type { ServerDefinition } from '../config/serverConfig';
 import type { CallerFeatures } from '../connection/clientFeatures';
-import { ConnectionError, ServerConnection, describeError, describeState, type ConnectionOptions, type ServerStatus, type ServerTool, type ToolAnnotations } from '../connection/serverConnection';
+import { ConnectionError, ServerConnection, describeError, describeState, type Connection, type ConnectionOptions, type ServerStatus, type ServerTool, type ToolAnnotations } from '../connection/serverConnection';
 import { assignServerPrefixes, assignToolNames } from './naming';
 import { normalizeArguments, parseArguments } from '../schema/argumentNormalizer';
 import { SchemaCompiler, describeIssues, type CompiledSchema, type SchemaProblem } from '../schema/argumentValidator';
@@ -43,11 +43,11 @@ export interface CallOptions {
 
 export interface ToolRouterOptions extends ConnectionOptions {
   /** Creates connections; tests and the extension pass their own to observe them. */
-  readonly createConnection?: (def: ServerDefinition, options: ConnectionOptions) => ServerConnection;
+  readonly createConnection?: (def: ServerDefinition, options: ConnectionOptions) => Connection;
 }
 
 interface ServerEntry {
-  readonly connection: ServerConnection;
+  readonly connection: Connection;
   readonly queue: ConcurrencyQueue;
   readonly unsubscribe: Array<() => void>;
 }
@@ -113,7 +113,7 @@ export class ToolRouter {
     return [...this.servers.values()].map((e) => e.connection.status);
   }
 
-  getConnection(server: string): ServerConnection | undefined {
+  getConnection(server: string): Connection | undefined {
     return this.servers.get(server)?.connection;
   }
 

@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ElicitRequestSchema, LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { parseMcpConfig } from '../../../src/core/config/mcpConfigParser';
+import type { ServerDefinition } from '../../../src/core/config/serverConfig';
+import type { Connection, ServerStatus, ServerTool } from '../../../src/core/connection/serverConnection';
+import { ServerLog } from '../../../src/core/connection/serverLog';
+import { RouterGateway } from '../../../src/core/gateway/routerGateway';
+import { LexicalRanker } from '../../../src/core/selection/lexicalRanker';
+import { rankableFor } from '../../../src/core/selection/toolIndex';
+import { DEFAULT_SELECTION_OPTIONS, ToolSelector } from '../../../src/core/selection/toolSelector';
+import type { DestructivePolicy } from '../../../src/core/selection/selectionTypes';
+import { ToolRouter } from '../../../src/core/router/toolRouter';
+
+/**
+ * The gateway as a client sees it, over the SDK's in-memory transport (no process, no socket), in front of
+ * a FAKE connection: a server that lists three tools and answers calls from a table, through the
+ * connection seam. The real transports and servers are in the integration tests.
+ */
+
+const TOOLS: ServerTool[] = [
+  { name: 'read_note', description: 'Read a note by its title', inputSchema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] }, annotations: { readOnlyHint: true } },
+  { name: 'delete_note', description: 'Delete a note for good', inputSchema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] }, annotations: { destructiveHint: true } },
+  { name: 'list_notes', description: 'List every note title', inputSchema: { type: 'object', properties: {} } },
+];
+
+class FakeConnection implements Connection {
+  readonly log = new ServerLog();
+  readonly oauth = undefined;
+  readonly calls: string[] = [];
+  constructor(readonly definition: ServerDefinition) {}
+  get name(): string {
+    return this.definition.name;
+  }
+  get status(): ServerStatus {
+    return { name: this.name, state: 'ready', restarts: 0, toolCount: TOOLS.length };
+  }
+  readonly currentState = 'ready' as const;
+  readonly tools = TOOLS;
+  start(): void {}
+  async restart(): Promise<void> {}
+  async stop(): Promise<void> {}
+  isSettled(): boolean {
+    return true;
+  }
+  async whenSettled(): Promise<void> {}
+  async whenReady(): Promise<boolean> {
+    return true;
+  }
+  async callTool(tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+    this.calls.push(tool);
+    return { content: [{ type: 'text', text: `${tool} ${JSON.stringify(args)}` }] };
+  }
+  async refreshTools(): Promise<void> {}
+  async signIn(): Promise<void> {}
+  async signOut(): Promise<void> {}
+  onDidChangeStatus(): () => void {
+    return () => undefined;
+  }
+  onDidChangeTools(): () => void {
+    return () => undefined;
+  }
+}
+
+function text(result: unknown): string {
+  return (result as CallToolResult).content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+}
+
+async function setUp(policy: DestructivePolicy, answer?: 'accept' | 'decline'): Promise<{ client: Client; connection: FakeConnection; logs: string[]; close: () => Promise<void> }> {
+  let connection: FakeConnection | undefined;
+  const router = new ToolRouter({ createConnection: (def) => (connection = new FakeConnection(def)) });
+  const parsed = await parseMcpConfig(JSON.stringify({ servers: { notes: { command: 'notes-server' } } }), { file: 'test.json' });
+  await router.applyConfig(parsed.servers);
+  const selector = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, destructiveTools: policy }, { createLexical: (tools) => new LexicalRanker(tools.map(rankableFor)) });
+  const gateway = new RouterGateway(router, { selector }, { dynamicSubset: true });
+  const client = new Client({ name: 'in-memory', version: '1' }, { capabilities: answer ? { elicitation: { form: {} } } : {} });
+  // FAKE user: answers the destructive-call question as scripted.
+  if (answer) client.setRequestHandler(ElicitRequestSchema, () => ({ action: answer }));
+  const logs: string[] = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(String(n.params.data)));
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await gateway.connect(serverSide);
+  await client.connect(clientSide);
+  return {
+    client,
+    connection: connection!,
+    logs,
+    close: async () => {
+      await client.close();
+      await gateway.close();
+      await router.dispose();
+    },
+  };
+}
+
+describe('RouterGateway over the in-memory transport', () => {
+  it('lists its two tools, searches, calls, and lists the search\'s tools after list_changed, logging it at the level asked', async () => {
+    const g = await setUp('confirm');
+    try {
+      assert.deepEqual((await g.client.listTools()).tools.map((t) => t.name), ['toolRouter_searchTools', 'toolRouter_callTool']);
+      await g.client.setLoggingLevel('info');
+      const found = JSON.parse(text(await g.client.callTool({ name: 'toolRouter_searchTools', arguments: { query: 'read a note', limit: 2 } }))) as { tools: Array<{ name: string }> };
+      assert.equal(found.tools[0]?.name, 'notes_read_note');
+      const listed = (await g.client.listTools()).tools.map((t) => t.name);
+      assert.ok(listed.includes('notes_read_note'), JSON.stringify(listed));
+      assert.ok(!listed.includes('notes_delete_note'), 'a destructive tool is not listed directly under confirm');
+      const called = await g.client.callTool({ name: 'toolRouter_callTool', arguments: { name: 'notes_read_note', arguments: { title: 'todo' } } });
+      assert.match(text(called), /read_note \{\\"title\\":\\"todo\\"\}/);
+      assert.ok(g.logs.some((l) => /tools\/list changed/.test(l)), JSON.stringify(g.logs));
+    } finally {
+      await g.close();
+    }
+  });
+
+  it('asks before a destructive call (confirm) and does not run it when the user declines', async () => {
+    const declined = await setUp('confirm', 'decline');
+    try {
+      const result = await declined.client.callTool({ name: 'toolRouter_callTool', arguments: { name: 'notes_delete_note', arguments: { title: 'todo' } } });
+      assert.equal((result as CallToolResult).isError, true);
+      assert.match(text(result), /NOT_APPROVED: The user declined/);
+      assert.deepEqual(declined.connection.calls, []);
+    } finally {
+      await declined.close();
+    }
+    const accepted = await setUp('confirm', 'accept');
+    try {
+      await accepted.client.callTool({ name: 'toolRouter_callTool', arguments: { name: 'notes_delete_note', arguments: { title: 'todo' } } });
+      assert.deepEqual(accepted.connection.calls, ['delete_note']);
+    } finally {
+      await accepted.close();
+    }
+  });
+
+  it('refuses destructive calls and leaves such tools out of search under never', async () => {
+    const g = await setUp('never');
+    try {
+      const found = JSON.parse(text(await g.client.callTool({ name: 'toolRouter_searchTools', arguments: { query: 'delete a note', limit: 5 } }))) as { tools: Array<{ name: string }> };
+      assert.ok(!found.tools.some((t) => t.name === 'notes_delete_note'));
+      const result = await g.client.callTool({ name: 'toolRouter_callTool', arguments: { name: 'notes_delete_note', arguments: { title: 'todo' } } });
+      assert.match(text(result), /NOT_APPROVED: .*"never"/);
+      assert.deepEqual(g.connection.calls, []);
+    } finally {
+      await g.close();
+    }
+  });
+});
