@@ -4,6 +4,7 @@ import type { ServerStatus } from '../core/connection/serverConnection';
 import type { CostSnapshot } from '../core/guards/costMonitor';
 import type { LoopTurnHistory } from '../core/guards/loopDetector';
 import type { Selection } from '../core/selection/selectionTypes';
+import { isRecord } from '../core/util/isRecord';
 
 /**
  * The Tool Router panel's one message protocol, imported by the extension (routerPanel.ts) and the
@@ -89,9 +90,6 @@ export type WebviewMessage =
   | { readonly type: 'selectTurn'; readonly turn: number }
   | { readonly type: 'showServerLog'; readonly server: string };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function hasType(value: unknown, type: string): value is Record<string, unknown> {
   return isRecord(value) && value['type'] === type;

@@ -12,6 +12,7 @@ import {
   type ServerLaunch,
 } from './serverConfig';
 import { parseEnvFile } from './envFile';
+import { isRecord } from '../util/isRecord';
 
 /**
  * Reads MCP server configuration in VS Code's `mcp.json` format (JSON with comments) or Claude Desktop's
@@ -90,7 +91,7 @@ export async function parseMcpConfig(text: string, ctx: ConfigContext): Promise<
     issues.push({ file, severity: 'error', message: `Invalid JSON at line ${line}, column ${column}: ${printParseErrorCode(first.error)}. Fix the syntax; no server in this file was started.` });
     return { servers: [], inputs: [], issues };
   }
-  if (!isPlainObject(root)) {
+  if (!isRecord(root)) {
     issues.push({ file, severity: 'error', message: 'The config must be a JSON object with a "servers" (or "mcpServers") object.' });
     return { servers: [], inputs: [], issues };
   }
@@ -101,7 +102,7 @@ export async function parseMcpConfig(text: string, ctx: ConfigContext): Promise<
     issues.push({ file, severity: 'warning', message: 'No "servers" or "mcpServers" object found; nothing to start.' });
     return { servers: [], inputs, issues };
   }
-  if (!isPlainObject(serversNode)) {
+  if (!isRecord(serversNode)) {
     issues.push({ file, severity: 'error', field: root['servers'] !== undefined ? 'servers' : 'mcpServers', message: 'Must be an object mapping server names to server definitions.' });
     return { servers: [], inputs, issues };
   }
@@ -134,7 +135,7 @@ async function parseServer(
     issues.push({ file, server: name, ...(field ? { field } : {}), severity: 'warning', message });
   };
   if (name.trim() === '') return err(undefined, 'A server name must not be empty.');
-  if (!isPlainObject(entry)) return err(undefined, 'Must be an object with "command" (stdio) or "url" (http/sse).');
+  if (!isRecord(entry)) return err(undefined, 'Must be an object with "command" (stdio) or "url" (http/sse).');
 
   for (const key of Object.keys(entry)) {
     if (!KNOWN_SERVER_FIELDS.has(key)) warn(key, `Unknown field "${key}" is ignored. Known fields: ${[...KNOWN_SERVER_FIELDS].slice(0, 9).join(', ')}.`);
@@ -202,7 +203,7 @@ async function parseServer(
     const v = entry[key];
     const out: Record<string, string> = {};
     if (v === undefined || v === null) return out;
-    if (!isPlainObject(v)) {
+    if (!isRecord(v)) {
       err(key, `"${key}" must be an object of string values, got ${describeType(v)}.`);
       return out;
     }
@@ -296,7 +297,7 @@ async function parseServer(
   const routerField = (field: string): string => (field ? `router.${field}` : 'router');
   // OAuth client credentials may use variables (a secret from `${input:…}`); the secret is kept out of logs.
   let routerNode = entry['router'];
-  if (isPlainObject(routerNode) && isPlainObject(routerNode['oauth'])) {
+  if (isRecord(routerNode) && isRecord(routerNode['oauth'])) {
     const oauth: Record<string, unknown> = { ...routerNode['oauth'] };
     for (const field of ['clientId', 'clientSecret'] as const) {
       if (typeof oauth[field] !== 'string') continue;
@@ -324,7 +325,7 @@ function parseRouterOptions(
 ): Mutable<RouterOptions> {
   const options: Mutable<RouterOptions> = { ...DEFAULT_ROUTER_OPTIONS };
   if (node === undefined) return options;
-  if (!isPlainObject(node)) {
+  if (!isRecord(node)) {
     err('', `"router" must be an object, got ${describeType(node)}.`);
     return options;
   }
@@ -345,7 +346,7 @@ function parseRouterOptions(
         else options[key] = value as string[];
         break;
       case 'oauth': {
-        if (!isPlainObject(value)) {
+        if (!isRecord(value)) {
           err(key, `must be an object {"clientId", "clientSecret", "scopes"}, got ${describeType(value)}.`);
           break;
         }
@@ -389,7 +390,7 @@ function parseInputs(node: unknown, file: string, issues: ConfigIssue[]): InputD
   }
   const out: InputDefinition[] = [];
   node.forEach((raw: unknown, i) => {
-    if (!isPlainObject(raw) || typeof raw['id'] !== 'string') {
+    if (!isRecord(raw) || typeof raw['id'] !== 'string') {
       issues.push({ file, field: `inputs[${i}]`, severity: 'error', message: 'Each input needs a string "id".' });
       return;
     }
@@ -409,13 +410,10 @@ function parseInputs(node: unknown, file: string, issues: ConfigIssue[]): InputD
 /** JSON with object keys sorted, so reordering `env` or `headers` does not count as a change. */
 function stableStringify(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
-  if (isPlainObject(value)) return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${stableStringify(value[k])}`).join(',')}}`;
+  if (isRecord(value)) return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${stableStringify(value[k])}`).join(',')}}`;
   return JSON.stringify(value) ?? 'null';
 }
 
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function describeType(v: unknown): string {
   if (v === null) return 'null';

@@ -6,6 +6,7 @@
  */
 import { networkErrorCode, networkErrorDetail } from './errorDetails';
 import { EmbeddingError, l2Normalize, type Embedder } from './embedder';
+import { isRecord } from '../util/isRecord';
 
 export type EmbeddingApi = 'ollama' | 'openai';
 
@@ -340,6 +341,3 @@ function formatSeconds(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -8,6 +8,7 @@ import { searchHits, type SearchHit } from '../chat/toolSearch';
 import type { ToolIndex } from '../selection/toolIndex';
 import type { ToolSelector } from '../selection/toolSelector';
 import type { RoutedTool, ToolRouter } from '../router/toolRouter';
+import { isRecord } from '../util/isRecord';
 
 /**
  * The router as one MCP server, for any MCP client (the CLI's `serve`, VS Code's MCP server definition):
@@ -330,9 +331,6 @@ function errorResult(message: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: message }] };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function unknownKeys(args: Record<string, unknown>, known: readonly string[], tool: string): string | undefined {
   const extra = Object.keys(args).filter((k) => !known.includes(k));

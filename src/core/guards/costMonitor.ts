@@ -1,3 +1,4 @@
+import { estimateTokens } from '../util/tokens';
 /**
  * The cost monitor: token usage in 60 one-minute buckets, a sliding hour.
  * After every {@link CostMonitor.record} two limits are checked, and crossing either pauses the router
@@ -24,8 +25,6 @@ export const DEFAULT_MINIMUM_BASELINE_TOKENS_PER_MINUTE = 1000;
 /** A sliding hour in 60 one-minute buckets: minute resolution is enough for a spike, and memory is fixed. */
 export const WINDOW_MINUTES = 60;
 export const MINUTE_MS = 60_000;
-/** `Math.ceil(text.length / 4)`, used when the model cannot count tokens: close for English text and JSON. */
-export const CHARS_PER_TOKEN_ESTIMATE = 4;
 /** Tools listed in the snapshot and named in a spike message: enough to find the culprit, short enough to read. */
 export const DEFAULT_TOP_TOOLS = 10;
 
@@ -177,11 +176,8 @@ interface Bucket {
 const numberFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const fmt = (n: number): string => numberFormat.format(n);
 
-/** The estimate for when the model's `countTokens` is not available: one token per 4 characters. */
-export function estimateTokens(text: string | undefined): number {
-  if (!text) return 0;
-  return Math.ceil(text.length / CHARS_PER_TOKEN_ESTIMATE);
-}
+/** The estimate for when the model's `countTokens` is not available (util/tokens.ts). */
+export { estimateTokens };
 
 /** {@link estimateTokens} of a value's JSON (a tool definition, arguments, a result). */
 export function estimateJsonTokens(value: unknown): number {

@@ -1,3 +1,4 @@
+import { isRecord as isObject } from '../util/isRecord';
 /**
  * Turns what a model sent into the arguments a tool expects, before validation.
  *
@@ -151,9 +152,6 @@ function resolveLocalRef(schema: Schema, root: Schema): Schema {
   return current;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function truncate(s: string): string {
   return s.length > 20 ? `${s.slice(0, 17)}…` : s;

@@ -2,6 +2,7 @@
  * Helpers for asking a person for a tool's arguments: a flat schema becomes one question per property,
  * and any other schema becomes a JSON skeleton to edit.
  */
+import { isRecord as isObject } from '../util/isRecord';
 
 export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'enum' | 'multi';
 
@@ -19,9 +20,6 @@ export interface FormField {
 
 type Schema = Record<string, unknown>;
 
-function isObject(v: unknown): v is Schema {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** The single non-null type of a property schema, or undefined when it has several or none. */
 function singleType(s: Schema): string | undefined {

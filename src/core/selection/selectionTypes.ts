@@ -1,3 +1,4 @@
+import { CHARS_PER_TOKEN } from '../util/tokens';
 /**
  * What selection works on and what it returns. A {@link Selection} carries the whole story: every chosen
  * tool with its scores, the stages that chose it and a one-line reason, and every tool left out and why.
@@ -82,9 +83,6 @@ export interface Selection {
   readonly tokens: { readonly selected: number; readonly catalogue: number };
   readonly issues: readonly string[];
 }
-
-/** A rough token estimate: four characters per token, close for English text and JSON with common tokenizers. */
-export const CHARS_PER_TOKEN = 4;
 
 export function estimateToolTokens(tool: SelectableTool): number {
   let chars = tool.name.length + tool.description.length;

@@ -4,6 +4,7 @@
  * Lexical ranking and the embedding text of the default model both read tools through this.
  */
 import { splitIdentifiers } from '../embedding/textPreprocess';
+import { isRecord as isObject } from '../util/isRecord';
 
 /** The shape selection needs from a tool; an MCP tool (`name`, `description`, `inputSchema`) fits it. */
 export interface RankableTool {
@@ -35,9 +36,6 @@ const MAX_ENUM_VALUES = 30;
 
 type Schema = Record<string, unknown>;
 
-function isObject(v: unknown): v is Schema {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 export function toolFields(tool: RankableTool): ToolFields {
   const parameterNames: string[] = [];

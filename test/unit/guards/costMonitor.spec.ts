@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import {
-  CHARS_PER_TOKEN_ESTIMATE,
   COST_COMMAND_TITLES,
   COST_SETTING_KEYS,
   CostMonitor,
@@ -17,6 +16,7 @@ import {
   type CostLimits,
   type CostPause,
 } from '../../../src/core/guards/costMonitor';
+import { CHARS_PER_TOKEN } from '../../../src/core/util/tokens';
 
 /** A clock the test moves by hand, starting at the top of a minute. */
 class ManualClock {
@@ -64,7 +64,7 @@ describe('cost monitor', () => {
     });
 
     it('estimates tokens as ceil(chars / 4), as seed 001 does', () => {
-      assert.equal(CHARS_PER_TOKEN_ESTIMATE, 4);
+      assert.equal(CHARS_PER_TOKEN, 4);
       assert.equal(estimateTokens(''), 0);
       assert.equal(estimateTokens(undefined), 0);
       assert.equal(estimateTokens('a'), 1);
