@@ -12,6 +12,7 @@ import { redactUrl } from '../config/mcpConfigParser';
 import { redactSecrets, type ServerDefinition } from '../config/serverConfig';
 import { ServerLog } from './serverLog';
 import { StdioProcessTransport } from './stdioProcessTransport';
+import { Emitter } from '../util/emitter';
 
 /**
  * One MCP server: its connection, its tools, its status and its log.
@@ -154,8 +155,8 @@ export class ServerConnection implements Connection {
   private transportKind: ServerStatus['transport'];
   private currentTools: ServerTool[] = [];
   private readonly remoteCalls = new Set<{ controller: AbortController; dropped: string | undefined }>();
-  private readonly statusListeners = new Set<Listener<ServerStatus>>();
-  private readonly toolListeners = new Set<Listener<readonly ServerTool[]>>();
+  private readonly statusChanged = new Emitter<ServerStatus>();
+  private readonly toolsChanged = new Emitter<readonly ServerTool[]>();
   private readonly settledWaiters = new Set<() => void>();
   private readonly backoff: readonly number[];
   private auth: RouterOAuthProvider | undefined;
@@ -204,13 +205,11 @@ export class ServerConnection implements Connection {
   }
 
   onDidChangeStatus(listener: Listener<ServerStatus>): () => void {
-    this.statusListeners.add(listener);
-    return () => this.statusListeners.delete(listener);
+    return this.statusChanged.on(listener);
   }
 
   onDidChangeTools(listener: Listener<readonly ServerTool[]>): () => void {
-    this.toolListeners.add(listener);
-    return () => this.toolListeners.delete(listener);
+    return this.toolsChanged.on(listener);
   }
 
   /** Starts connecting in the background; never throws. */
@@ -673,7 +672,7 @@ export class ServerConnection implements Connection {
 
   private setTools(tools: ServerTool[]): void {
     this.currentTools = tools;
-    for (const l of this.toolListeners) safely(() => l(tools));
+    this.toolsChanged.fire(tools);
     this.emitStatus();
   }
 
@@ -689,7 +688,7 @@ export class ServerConnection implements Connection {
 
   private emitStatus(): void {
     const status = this.status;
-    for (const l of this.statusListeners) safely(() => l(status));
+    this.statusChanged.fire(status);
   }
 
   private logLine(text: string): void {
@@ -779,10 +778,3 @@ export function describeError(error: unknown): string {
   return String(error);
 }
 
-function safely(fn: () => void): void {
-  try {
-    fn();
-  } catch {
-    // A listener's failure must not break the connection's own bookkeeping.
-  }
-}

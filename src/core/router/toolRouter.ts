@@ -9,6 +9,7 @@ import { assignServerPrefixes, assignToolNames } from './naming';
 import { normalizeArguments, parseArguments } from '../schema/argumentNormalizer';
 import { SchemaCompiler, describeIssues, type CompiledSchema, type SchemaProblem } from '../schema/argumentValidator';
 import { checkToolResult, cutToSize } from './toolResult';
+import { Emitter } from '../util/emitter';
 
 /**
  * The router: one catalogue of every server's tools under `{server}_{tool}` names, and one call pipeline
@@ -72,8 +73,8 @@ export class ToolRouter {
   private readonly compiler = new SchemaCompiler();
   /** Compiled validators by server + schema text, so a tool-list refresh does not recompile unchanged schemas. */
   private readonly compiled = new Map<string, CompiledSchema | SchemaProblem>();
-  private readonly toolListeners = new Set<Listener<readonly RoutedTool[]>>();
-  private readonly statusListeners = new Set<Listener<ServerStatus>>();
+  private readonly toolsChanged = new Emitter<readonly RoutedTool[]>();
+  private readonly statusChanged = new Emitter<ServerStatus>();
 
   constructor(private readonly options: ToolRouterOptions = {}) {}
 
@@ -100,7 +101,7 @@ export class ToolRouter {
         queue: new ConcurrencyQueue(def.options.maxConcurrentCalls),
         unsubscribe: [
           connection.onDidChangeTools(() => this.rebuildCatalogue()),
-          connection.onDidChangeStatus((s) => this.statusListeners.forEach((l) => l(s))),
+          connection.onDidChangeStatus((s) => this.statusChanged.fire(s)),
         ],
       };
       this.servers.set(def.name, entry);
@@ -133,13 +134,11 @@ export class ToolRouter {
   }
 
   onDidChangeTools(listener: Listener<readonly RoutedTool[]>): () => void {
-    this.toolListeners.add(listener);
-    return () => this.toolListeners.delete(listener);
+    return this.toolsChanged.on(listener);
   }
 
   onDidChangeServerStatus(listener: Listener<ServerStatus>): () => void {
-    this.statusListeners.add(listener);
-    return () => this.statusListeners.delete(listener);
+    return this.statusChanged.on(listener);
   }
 
   /** Resolves once every server has settled (ready, failed, or waiting to restart), or after `timeoutMs`. */
@@ -357,7 +356,7 @@ export class ToolRouter {
     this.tools = next;
     if (changed) {
       const list = this.listTools();
-      this.toolListeners.forEach((l) => l(list));
+      this.toolsChanged.fire(list);
     }
   }
 }
