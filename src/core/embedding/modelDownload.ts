@@ -130,16 +130,18 @@ async function downloadFile(job: FileDownload): Promise<string | undefined> {
     let done = 0;
     job.onProgress?.(0, total, file);
     try {
-      for await (const chunk of response.body) {
-        resetStall();
-        done += chunk.length;
-        if (done > MAX_MODEL_FILE_BYTES) {
-          throw new EmbeddingError('MODEL_INVALID', `${file} at ${shownBase} is larger than the ${MAX_MODEL_FILE_BYTES} bytes a model file may have. Check the URL.`);
-        }
-        hash.update(chunk);
-        await handle.write(chunk);
-        job.onProgress?.(done, total, file);
-      }
+      const sink = handle;
+      await copyBody(response.body, {
+        limit: MAX_MODEL_FILE_BYTES,
+        onChunk: async (chunk) => {
+          resetStall();
+          done += chunk.length;
+          hash.update(chunk);
+          await sink.write(chunk);
+          job.onProgress?.(done, total, file);
+        },
+        tooLarge: async () => new EmbeddingError('MODEL_INVALID', `${file} at ${shownBase} is larger than the ${MAX_MODEL_FILE_BYTES} bytes a model file may have. Check the URL.`),
+      });
     } catch (error) {
       if (error instanceof EmbeddingError) throw error;
       if (signal.aborted) throw aborted(error);
@@ -403,19 +405,24 @@ async function fetchResumable(job: ResumableJob): Promise<string> {
     handle = await open(target, append ? 'a' : 'w');
     job.report(received);
     try {
-      for await (const chunk of response.body) {
-        resetStall();
-        received += chunk.length;
-        if (received > file.bytes) {
-          await handle.close();
+      const sink = handle;
+      await copyBody(response.body, {
+        start: received,
+        limit: file.bytes,
+        onChunk: async (chunk) => {
+          resetStall();
+          received += chunk.length;
+          hash.update(chunk);
+          await sink.write(chunk);
+          job.report(received);
+        },
+        tooLarge: async () => {
+          await sink.close();
           handle = undefined;
           await rm(target, { force: true });
-          throw new EmbeddingError('MODEL_INVALID', `${file.name} from ${file.url} is larger than the pinned ${file.bytes} bytes, so it is not the pinned file. The partial file was deleted and nothing was installed.`);
-        }
-        hash.update(chunk);
-        await handle.write(chunk);
-        job.report(received);
-      }
+          return new EmbeddingError('MODEL_INVALID', `${file.name} from ${file.url} is larger than the pinned ${file.bytes} bytes, so it is not the pinned file. The partial file was deleted and nothing was installed.`);
+        },
+      });
     } catch (error) {
       if (error instanceof EmbeddingError) throw error;
       if (signal.aborted) throw aborted(error, received);
@@ -536,5 +543,22 @@ function processIsAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, owned by someone else
+  }
+}
+
+/**
+ * The one streaming loop of both downloads: hands each chunk of a response body to `onChunk` in order,
+ * and stops with `tooLarge()`'s error as soon as the byte count (from `start`) would pass `limit`, before
+ * the chunk is written. Network and write errors are left to the caller, which knows what to say.
+ */
+async function copyBody(
+  body: AsyncIterable<Uint8Array>,
+  options: { readonly start?: number; readonly limit: number; readonly onChunk: (chunk: Uint8Array) => Promise<void>; readonly tooLarge: () => Promise<Error> },
+): Promise<void> {
+  let count = options.start ?? 0;
+  for await (const chunk of body) {
+    count += chunk.length;
+    if (count > options.limit) throw await options.tooLarge();
+    await options.onChunk(chunk);
   }
 }
