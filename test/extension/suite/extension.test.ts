@@ -113,6 +113,8 @@ describe('MCP Tool Router in VS Code', function () {
     await engine.index?.whenReady();
     const result = await vscode.commands.executeCommand<Selection>(COMMANDS.explainSelection, { prompt: 'please echo this message back to me', quiet: true });
     assert.ok(result, 'a selection');
+    // onnxruntime and the bundled model must load in the real host: keyword-only selection fails here.
+    assert.equal(result.method, 'embedding+keyword', `${result.method}: ${result.methodNote ?? ''} ${engine.embedderProblem ?? ''}`);
     assert.ok(result.tools.some((t) => t.name === 'everything_echo'), JSON.stringify(result.tools.map((t) => t.name)));
     for (const t of result.tools) assert.ok(t.reason.length > 0 && t.stages.length > 0, `${t.name} has a reason and stages`);
     assert.ok(result.tokens.selected < result.tokens.catalogue);
