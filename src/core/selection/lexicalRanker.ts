@@ -37,7 +37,12 @@ const FIELDS = Object.keys(FIELD_WEIGHTS) as FieldName[];
  * that matches one step well rises without drowning tools that match the whole request.
  */
 export const CLAUSE_WEIGHT = 0.5;
-/** Clause boundaries: sentence ends, semicolons, commas, and the words that chain steps. */
+/**
+ * Clause boundaries for lexical scoring: sentence ends, semicolons, every comma, and the words that chain
+ * steps. Finer than clauses.ts's split of a request (used for the embedding and the clause heads) on
+ * purpose: scoring the lexical clauses with that coarser split instead cost Seal-Tools OOD 0.2 points of
+ * recall@25 and 0.8 of all@25, and BFCL parallel_multiple 0.1 and 0.5 (measured side by side).
+ */
 const CLAUSE_SPLIT = /[.;!?\n]+|,\s+|\s+(?:and then|then|and also|after that|afterwards|also)\s+/i;
 /** A clause needs this many terms to be worth scoring alone; one-word fragments match noise. */
 const MIN_CLAUSE_TERMS = 2;
