@@ -76,12 +76,12 @@ export async function vsixToTest(run, log) {
  * @typedef {object} BrowserTestOptions
  * @property {string} label                       the run folder's label
  * @property {(message: string) => void} log
- * @property {string} artifactsDir                where screenshots go
+ * @property {string} [artifactsDir]              where screenshots go (default test-artifacts/browser)
  * @property {Record<string, string>} screenshots  every screenshot file of the test (cleared first); `failure` is taken on a failure
- * @property {(run: import('../../scripts/vscode-host/code-server-host.mjs').RunDir) => Promise<string[]>} vsixes  the VSIXs to install
+ * @property {(run: import('../../scripts/vscode-host/code-server-host.mjs').RunDir) => Promise<string[]>} [vsixes]  the VSIXs to install (default: the router's, vsixToTest)
  * @property {(folder: string) => Promise<void>} writeWorkspace
  * @property {Record<string, unknown>} settings    user settings for the workbench
- * @property {{ width: number, height: number }} viewport
+ * @property {{ width: number, height: number }} [viewport]  default 1280 × 800
  * @property {(test: { page: import('playwright-core').Page, url: string, workspace: string }) => Promise<void>} steps
  */
 
@@ -90,9 +90,15 @@ export async function vsixToTest(run, log) {
  * folder, code-server on the test's workspace (no smoke-test driver, so notifications show as a person
  * sees them), Chromium, the test's steps, a screenshot on failure, and cleanup of the browser and
  * code-server's whole process group even on Ctrl+C. Returns the exit code: 0 passed, 1 failed.
- * @param {BrowserTestOptions} options
+ * @param {BrowserTestOptions} given
  */
-export async function runBrowserTest(options) {
+export async function runBrowserTest(given) {
+  const options = {
+    artifactsDir: path.join(REPO_ROOT, 'test-artifacts', 'browser'),
+    vsixes: async (/** @type {import('../../scripts/vscode-host/code-server-host.mjs').RunDir} */ run) => [await vsixToTest(run, given.log)],
+    viewport: { width: 1280, height: 800 },
+    ...given,
+  };
   const { log } = options;
   await mkdir(options.artifactsDir, { recursive: true });
   // Screenshots of an earlier run must not pass for this one's.

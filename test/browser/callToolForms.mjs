@@ -9,7 +9,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { REPO_ROOT } from '../../scripts/vscode-host/code-server-host.mjs';
-import { TestFailure, runBrowserTest, vsixToTest } from './browserTestSupport.mjs';
+import { TestFailure, runBrowserTest } from './browserTestSupport.mjs';
 
 const ARTIFACTS_DIR = path.join(REPO_ROOT, 'test-artifacts', 'browser');
 const SCREENSHOTS = Object.freeze({ number: 'forms-01-number-error.png', json: 'forms-02-json-diagnostic.png', confirm: 'forms-03-destructive.png', failure: 'forms-failure.png' });
@@ -135,12 +135,9 @@ process.exit(
   await runBrowserTest({
     label: 'call-tool-forms',
     log,
-    artifactsDir: ARTIFACTS_DIR,
     screenshots: SCREENSHOTS,
-    vsixes: async (run) => [await vsixToTest(run, log)],
     writeWorkspace,
     settings: WORKBENCH_SETTINGS,
-    viewport: { width: 1280, height: 800 },
     steps,
   }),
 );

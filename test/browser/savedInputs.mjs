@@ -10,7 +10,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { REPO_ROOT } from '../../scripts/vscode-host/code-server-host.mjs';
-import { TestFailure, runBrowserTest, vsixToTest } from './browserTestSupport.mjs';
+import { TestFailure, runBrowserTest } from './browserTestSupport.mjs';
 
 const ARTIFACTS_DIR = path.join(REPO_ROOT, 'test-artifacts', 'browser');
 const SCREENSHOTS = Object.freeze({ asked: 'inputs-01-asked.png', failure: 'inputs-failure.png' });
@@ -97,12 +97,9 @@ process.exit(
   await runBrowserTest({
     label: 'saved-inputs',
     log,
-    artifactsDir: ARTIFACTS_DIR,
     screenshots: SCREENSHOTS,
-    vsixes: async (run) => [await vsixToTest(run, log)],
     writeWorkspace,
     settings: WORKBENCH_SETTINGS,
-    viewport: { width: 1280, height: 800 },
     steps,
   }),
 );
