@@ -14,6 +14,21 @@ export class ConfigService implements vscode.Disposable {
   /** Where invalid values are reported (the extension's output channel), once per key and value. */
   setLog(log: vscode.LogOutputChannel): void {
     this.log = log;
+    this.reportRetired();
+  }
+
+  /**
+   * Settings an earlier version had and this one no longer reads: a value someone set is said to be
+   * ignored, with what replaced it, rather than silently having no effect.
+   */
+  private reportRetired(): void {
+    const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+    for (const [key, instead] of Object.entries(RETIRED_SETTINGS)) {
+      const set = config.inspect(key);
+      if (set && (set.globalValue !== undefined || set.workspaceValue !== undefined || set.workspaceFolderValue !== undefined)) {
+        this.log?.warn(`Settings: ${SETTINGS_SECTION}.${key} is no longer used and is ignored; ${instead}`);
+      }
+    }
   }
 
   get<K extends keyof ExtensionSettings>(key: K): ExtensionSettings[K] {
@@ -42,6 +57,12 @@ export class ConfigService implements vscode.Disposable {
     this.disposables.forEach((d) => d.dispose());
   }
 }
+
+/** Retired settings → what to use instead. */
+const RETIRED_SETTINGS: Readonly<Record<string, string>> = {
+  'selection.threshold': `how many tools are sent now follows ${SETTINGS_SECTION}.selection.depth (see the README, "How many tools are sent").`,
+  'selection.topK': `${SETTINGS_SECTION}.selection.cap bounds the tools sent, and ${SETTINGS_SECTION}.selection.depth decides how many below it.`,
+};
 
 /** The settings, for the whole extension. */
 export const settings = new ConfigService();
