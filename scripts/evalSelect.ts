@@ -33,6 +33,17 @@ const ROOT = path.resolve(__dirname, '..');
 const DATA = path.join(ROOT, 'data', 'benchmarks');
 const TEAM = path.join(ROOT, 'data', 'requests');
 const RANKED = 50;
+/**
+ * --selection key=value (repeatable): a selection option set for every row, for trying a setting against
+ * the defaults without editing code (numbers only, e.g. --selection clauseHead=3).
+ */
+const SELECTION_OVERRIDES: Partial<SelectionOptions> = Object.fromEntries(
+  process.argv.flatMap((a, i) => (a === '--selection' ? [process.argv[i + 1] ?? ''] : [])).map((kv) => {
+    const [key, value] = kv.split('=');
+    if (!key || value === undefined || !Number.isFinite(Number(value))) throw new Error(`--selection needs key=number, got "${kv}"`);
+    return [key, Number(value)];
+  }),
+);
 /** --model DIR: measure another model folder in place of the bundled one (for comparing trained variants). */
 const MODEL_OVERRIDE = process.argv.includes('--model') ? path.resolve(process.argv[process.argv.indexOf('--model') + 1] ?? '') : undefined;
 
@@ -109,7 +120,7 @@ function lexicalRankings(ranker: LexicalRanker, set: EvalSet): string[][] {
 
 async function runRouter(set: EvalSet, run: RouterRun = {}): Promise<Row & { latencyP50: number }> {
   const hints = run.memoryVectors ? new SwitchableUsageHints() : undefined;
-  const engine = await createSelectionEngine({ embeddings: { provider: 'local', model: run.model ?? MODEL_OVERRIDE ?? 'default' }, root: ROOT, selection: run.selection ?? {}, ...(hints ? { usage: hints } : {}) });
+  const engine = await createSelectionEngine({ embeddings: { provider: 'local', model: run.model ?? MODEL_OVERRIDE ?? 'default' }, root: ROOT, selection: { ...SELECTION_OVERRIDES, ...(run.selection ?? {}) }, ...(hints ? { usage: hints } : {}) });
   if (engine.embedderProblem) throw new Error(`the model did not load: ${engine.embedderProblem}`);
   engine.selector.setCatalogue(catalogueFromData(set.tools));
   await engine.index?.whenReady();
