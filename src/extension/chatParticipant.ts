@@ -146,7 +146,7 @@ export class RouterParticipant implements vscode.Disposable {
         return searchHits(ranked, (name) => router.getTool(name), {
           limit: FIND_TOOLS_RESULTS,
           quarantined: this.selection.quarantinedTools(),
-          ...(policy === 'never' ? { exclude: (tool) => tool.annotations.destructiveHint === true } : {}),
+          destructivePolicy: policy,
         });
       },
       definition: (name) => this.toolDefinitions([name])[0],

@@ -1,4 +1,4 @@
-import type { Selection } from '../selection/selectionTypes';
+import type { DestructivePolicy, Selection } from '../selection/selectionTypes';
 import type { RoutedTool } from '../router/toolRouter';
 
 /**
@@ -21,8 +21,8 @@ export interface SearchHitOptions {
   readonly limit: number;
   /** Exposed name → why it is quarantined (poisoning flags): such tools never reach a model through search. */
   readonly quarantined?: ReadonlyMap<string, string>;
-  /** Further tools to leave out (e.g. destructive ones while the policy is `never`). */
-  readonly exclude?: (tool: RoutedTool) => boolean;
+  /** toolRouter.selection.allowDestructiveTools: under `never`, destructive tools are left out, since they could not be called. */
+  readonly destructivePolicy?: DestructivePolicy;
 }
 
 /** Scores are rounded for the model: more digits cost tokens and mean nothing. */
@@ -38,7 +38,7 @@ export function searchHits(selection: Selection, getTool: (name: string) => Rout
     if (hits.length >= options.limit) break;
     if (options.quarantined?.has(name)) continue;
     const tool = getTool(name);
-    if (!tool || options.exclude?.(tool)) continue;
+    if (!tool || (options.destructivePolicy === 'never' && tool.annotations.destructiveHint === true)) continue;
     const annotated = Object.keys(tool.annotations).length > 0;
     hits.push({
       name: tool.name,

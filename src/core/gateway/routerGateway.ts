@@ -194,12 +194,10 @@ export class RouterGateway {
     await this.whenCatalogueReady();
     const selection = await this.selection.selector.select({ prompt: query, ...(signal ? { signal } : {}) });
     // The ranking covers the whole catalogue: quarantined (poisoned) tools must not reach the model here either.
-    // Under the policy `never`, destructive tools could not be called, so they are not offered either.
-    const never = this.selection.selector.options.destructiveTools === 'never';
     const hits = searchHits(selection, (name) => this.router.getTool(name), {
       limit,
       quarantined: this.selection.quarantine?.() ?? new Map<string, string>(),
-      ...(never ? { exclude: (tool: RoutedTool) => tool.annotations.destructiveHint === true } : {}),
+      destructivePolicy: this.selection.selector.options.destructiveTools,
     });
     this.options.onSearch?.(query, hits.map((h) => h.name));
     let next = hits.length === 0 ? 'No tools are available yet: the servers may still be starting or may have failed.' : `Call a tool with ${CALL_TOOL_NAME} {"name", "arguments"}.`;

@@ -60,7 +60,7 @@ function realSelector(cap: number, policy: DestructivePolicy = 'confirm'): ToolS
 /** The participant's search (chatParticipant.ts turnSearch), over the real selector. */
 function search(selector: ToolSelector, policy: DestructivePolicy = 'confirm'): TurnSearch {
   return {
-    search: async (query) => searchHits(await selector.select({ prompt: query }), getTool, { limit: 5, ...(policy === 'never' ? { exclude: (t) => t.annotations.destructiveHint === true } : {}) }),
+    search: async (query) => searchHits(await selector.select({ prompt: query }), getTool, { limit: 5, destructivePolicy: policy }),
     definition,
   };
 }
