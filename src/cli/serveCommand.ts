@@ -88,6 +88,8 @@ export async function runServe(opts: ServeOptions, err: (s: string) => void): Pr
     on(process.stdin, 'close', 'stdin closed');
   }
 
+  /** What both transports' start line adds: the dynamic subset, and a search without embeddings. */
+  const servingNote = `${opts.dynamic ? ', with a dynamic tool subset' : ''}${engine.embedderProblem ? `; search uses keywords only (${engine.embedderProblem})` : ''}`;
   let close: () => Promise<void>;
   if (opts.http) {
     // Many sessions over one router: the catalogue is kept in step once here, not by each session's gateway.
@@ -111,7 +113,7 @@ export async function runServe(opts: ServeOptions, err: (s: string) => void): Pr
     }
     close = () => http.close();
     await router.applyConfig(opts.servers);
-    log(`serving ${opts.servers.length} server(s) at ${http.url.href}${opts.http.token === undefined ? ' without auth' : ' (bearer token required)'}${opts.dynamic ? ', with a dynamic tool subset' : ''}${engine.embedderProblem ? `; search uses keywords only (${engine.embedderProblem})` : ''}`);
+    log(`serving ${opts.servers.length} server(s) at ${http.url.href}${opts.http.token === undefined ? ' without auth' : ' (bearer token required)'}${servingNote}`);
   } else {
     const gateway = new RouterGateway(router, engine, gatewayOptions);
     gateway.server.onclose = () => stop('the connection closed');
@@ -121,7 +123,7 @@ export async function runServe(opts: ServeOptions, err: (s: string) => void): Pr
     };
     await gateway.connect(new StdioServerTransport());
     await router.applyConfig(opts.servers);
-    log(`serving ${opts.servers.length} server(s) over stdio${opts.dynamic ? ', with a dynamic tool subset' : ''}${engine.embedderProblem ? `; search uses keywords only (${engine.embedderProblem})` : ''}`);
+    log(`serving ${opts.servers.length} server(s) over stdio${servingNote}`);
   }
 
   const reason = await stopped;

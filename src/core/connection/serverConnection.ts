@@ -297,7 +297,7 @@ export class ServerConnection implements Connection {
     }
   }
 
-  private async callToolAs(tool: string, args: Record<string, unknown>, opts: { timeoutMs: number; signal?: AbortSignal; onProgress?: (progress: Progress) => void }): Promise<ToolCallResult> {
+  private async callToolAs(tool: string, args: Record<string, unknown>, opts: CallToolOptions): Promise<ToolCallResult> {
     const client = this.client;
     if (!client || this.state !== 'ready') throw this.unavailableError();
     const generation = this.generation;
@@ -397,20 +397,22 @@ export class ServerConnection implements Connection {
       } else {
         const url = new URL(launch.url);
         const requestInit: RequestInit = { headers: { ...launch.headers } };
+        const authProvider = this.auth ? { authProvider: this.auth } : {};
+        const sse = (): SSEClientTransport => new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: sseFetch(launch.headers) }, ...authProvider });
         if (launch.type === 'http') {
           this.logLine(`[router] connecting (streamable HTTP): ${redactUrl(launch.url)}`);
           try {
-            client = await this.connectRemote(() => new StreamableHTTPClientTransport(url, { requestInit, ...(this.auth ? { authProvider: this.auth } : {}) }), generation, options.startupTimeoutMs);
+            client = await this.connectRemote(() => new StreamableHTTPClientTransport(url, { requestInit, ...authProvider }), generation, options.startupTimeoutMs);
             this.transportKind = 'streamable-http';
           } catch (error) {
             if (!shouldFallBackToSse(error) || generation !== this.generation) throw error;
             this.logLine(`[router] streamable HTTP refused (${describeError(error)}); trying SSE`);
-            client = await this.connectRemote(() => new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: sseFetch(launch.headers) }, ...(this.auth ? { authProvider: this.auth } : {}) }), generation, options.startupTimeoutMs);
+            client = await this.connectRemote(sse, generation, options.startupTimeoutMs);
             this.transportKind = 'sse';
           }
         } else {
           this.logLine(`[router] connecting (SSE): ${redactUrl(launch.url)}`);
-          client = await this.connectRemote(() => new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: sseFetch(launch.headers) }, ...(this.auth ? { authProvider: this.auth } : {}) }), generation, options.startupTimeoutMs);
+          client = await this.connectRemote(sse, generation, options.startupTimeoutMs);
           this.transportKind = 'sse';
         }
       }
