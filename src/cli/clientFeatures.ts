@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { FileAuthStore } from '../core/auth/fileAuthStore';
+import { flatFields, parseFieldValue } from '../core/schema/schemaForms';
 import { RouterOAuthProvider, type AuthorizationUi } from '../core/auth/oauthProvider';
 import type { ClientFeatures } from '../core/connection/clientFeatures';
 
@@ -84,31 +85,32 @@ async function elicit(server: string, params: ElicitRequest['params'], opts: Cli
   // A URL-mode request would have the CLI send the user to a page the server chose: declined.
   if (params.mode === 'url') return { action: 'decline' };
   if (opts.elicitation === 'accept-defaults') return { action: 'accept', content: {} };
-  const schema = (params as { requestedSchema?: { properties?: Record<string, Record<string, unknown>>; required?: string[] } }).requestedSchema ?? {};
+  // The same reading of the requested schema as VS Code's forms (schemaForms.ts); elicitation schemas are flat.
+  const fields = flatFields((params as { requestedSchema?: unknown }).requestedSchema) ?? [];
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   const question = (q: string): Promise<string> => new Promise((resolve) => rl.question(q, resolve));
   try {
     opts.say(`Server "${server}" asks: ${params.message}`);
-    const content: Record<string, string | number | boolean | string[]> = {};
-    for (const [name, property] of Object.entries(schema.properties ?? {})) {
-      const type = String(property['type'] ?? 'string');
-      const choices = Array.isArray(property['enum']) ? (property['enum'] as unknown[]).map(String) : undefined;
-      const label = `${String(property['title'] ?? name)}${choices ? ` (${choices.join(' / ')})` : ''}${property['default'] !== undefined ? ` [${String(property['default'])}]` : ''}${schema.required?.includes(name) ? ' *' : ''}: `;
+    const content: Record<string, unknown> = {};
+    for (const field of fields) {
+      const choices = field.options?.map(String);
+      const label = `${field.title ?? field.name}${choices ? ` (${choices.join(' / ')})` : ''}${field.defaultValue !== undefined ? ` [${String(field.defaultValue)}]` : ''}${field.required ? ' *' : ''}: `;
       for (;;) {
         const answer = (await question(label)).trim();
         if (answer === '') break; // omitted: the default, if any, is filled in
-        if (type === 'boolean' && /^(y|yes|true|n|no|false)$/i.test(answer)) content[name] = /^(y|yes|true)$/i.test(answer);
-        else if ((type === 'number' || type === 'integer') && Number.isFinite(Number(answer)) && (type === 'number' || Number.isInteger(Number(answer)))) content[name] = Number(answer);
-        else if (type === 'string' && (!choices || choices.includes(answer))) content[name] = answer;
-        else {
-          opts.say(`  "${answer}" is not ${choices ? `one of ${choices.join(', ')}` : `a ${type}`}; try again, or leave it empty.`);
+        // On a terminal y/yes/n/no (any case) answer a yes-or-no question too.
+        const typed = field.kind !== 'boolean' ? answer : /^(y|yes|true)$/i.test(answer) ? 'true' : /^(n|no|false)$/i.test(answer) ? 'false' : answer;
+        const parsed = field.kind === 'enum' && !choices?.includes(typed) ? `"${answer}" is not one of ${choices?.join(', ')}` : parseFieldValue(field, typed);
+        if (typeof parsed === 'string') {
+          opts.say(`  ${parsed}; try again, or leave it empty.`);
           continue;
         }
+        content[field.name] = parsed.value;
         break;
       }
     }
     const send = (await question('Send these values? [y = send, n = decline, c = cancel] ')).trim().toLowerCase();
-    if (send === 'y' || send === 'yes') return { action: 'accept', content };
+    if (send === 'y' || send === 'yes') return { action: 'accept', content: content as ElicitResult['content'] };
     return { action: send === 'n' || send === 'no' ? 'decline' : 'cancel' };
   } finally {
     rl.close();

@@ -10,6 +10,8 @@ export interface FormField {
   readonly name: string;
   readonly kind: FieldKind;
   readonly required: boolean;
+  /** The schema's `title`, for a label; the name when absent. */
+  readonly title?: string;
   readonly description?: string;
   readonly defaultValue?: unknown;
   /** For `enum` and `multi` fields: the allowed values. */
@@ -48,6 +50,7 @@ export function flatFields(schema: unknown): FormField[] | undefined {
     const base = {
       name,
       required: required.has(name),
+      ...(typeof raw['title'] === 'string' ? { title: raw['title'] } : {}),
       ...(typeof raw['description'] === 'string' ? { description: raw['description'] } : {}),
       ...('default' in raw ? { defaultValue: raw['default'] } : {}),
     };
