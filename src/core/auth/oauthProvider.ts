@@ -188,11 +188,10 @@ export class RouterOAuthProvider implements OAuthClientProvider {
   }
 
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
-    const { client, tokens, verifier, redirectPort } = this.stored;
-    if (scope === 'all') await this.update({ ...(redirectPort ? { redirectPort } : {}) });
-    else if (scope === 'client') await this.update({ ...(tokens ? { tokens } : {}), ...(verifier ? { verifier } : {}), ...(redirectPort ? { redirectPort } : {}) });
-    else if (scope === 'tokens') await this.update({ ...(client ? { client } : {}), ...(verifier ? { verifier } : {}), ...(redirectPort ? { redirectPort } : {}) });
-    else if (scope === 'verifier') await this.update({ ...(client ? { client } : {}), ...(tokens ? { tokens } : {}), ...(redirectPort ? { redirectPort } : {}) });
+    // Discovery results are not kept, and the registered redirect port outlives every scope.
+    const forget: ReadonlyArray<keyof StoredAuth> = scope === 'all' ? ['client', 'tokens', 'verifier'] : scope === 'discovery' ? [] : [scope];
+    if (forget.length === 0) return;
+    await this.update(Object.fromEntries(Object.entries(this.stored).filter(([key]) => !forget.includes(key as keyof StoredAuth))) as StoredAuth);
   }
 
   private async update(next: StoredAuth): Promise<void> {
