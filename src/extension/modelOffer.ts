@@ -23,8 +23,8 @@ export const MODEL_OFFER_DELAY_MS = 15_000;
 export type ModelOfferState = { readonly answer: 'never' | 'accepted' } | { readonly answer: 'later'; readonly until: number };
 
 /** Whether the offer may be shown now, from the settings and the remembered answer. */
-export function shouldOfferModel(settings: { offer: boolean; provider: string; model: string }, state: ModelOfferState | undefined, now: number): boolean {
-  if (!settings.offer || settings.provider !== 'local' || (settings.model !== 'default' && settings.model !== '')) return false;
+export function shouldOfferModel(current: { offer: boolean; provider: string; model: string }, state: ModelOfferState | undefined, now: number): boolean {
+  if (!current.offer || current.provider !== 'local' || (current.model !== 'default' && current.model !== '')) return false;
   if (!state) return true;
   return state.answer === 'later' && now >= state.until;
 }
@@ -40,10 +40,10 @@ export function registerModelNotices(context: vscode.ExtensionContext, service: 
     if (disposed || !reason || shownFallbacks.has(reason)) return;
     shownFallbacks.add(reason);
     const download = vscode.l10n.t('Download Model…');
-    const settings = vscode.l10n.t('Open Settings');
-    const answer = await vscode.window.showWarningMessage(vscode.l10n.t('Tool selection uses the bundled model: {0}', reason), download, settings);
+    const openSettings = vscode.l10n.t('Open Settings');
+    const answer = await vscode.window.showWarningMessage(vscode.l10n.t('Tool selection uses the bundled model: {0}', reason), download, openSettings);
     if (answer === download) await vscode.commands.executeCommand(COMMANDS.downloadModel);
-    if (answer === settings) await vscode.commands.executeCommand('workbench.action.openSettings', `${SETTINGS_SECTION}.embeddings.model`);
+    if (answer === openSettings) await vscode.commands.executeCommand('workbench.action.openSettings', `${SETTINGS_SECTION}.embeddings.model`);
   };
 
   const offer = async (): Promise<void> => {
@@ -81,10 +81,8 @@ export function registerModelNotices(context: vscode.ExtensionContext, service: 
     run(checkFallback);
     run(offer);
   }, MODEL_OFFER_DELAY_MS);
-  const onConfig = vscode.workspace.onDidChangeConfiguration((e) => {
-    // The selection service rebuilds its engine on the same event (it subscribed first); look at the new one.
-    if (e.affectsConfiguration(`${SETTINGS_SECTION}.embeddings`)) run(checkFallback);
-  });
+  // The selection service rebuilds its engine on the same event (it subscribed first); look at the new one.
+  const onConfig = settings.onDidChange(['embeddings'], () => run(checkFallback));
   return new vscode.Disposable(() => {
     disposed = true;
     clearTimeout(timer);

@@ -20,7 +20,7 @@ import {
 import type { RouterParticipant, TurnRecord } from './chatParticipant';
 import type { RouterService } from './routerService';
 import type { SelectionService } from './selectionService';
-import { COMMANDS, SETTINGS_SECTION, VIEW_PANEL } from './settings';
+import { COMMANDS, VIEW_PANEL } from './settings';
 
 /**
  * The Tool Router panel: a webview view that follows every `@router` turn (selection, calls, guard
@@ -67,9 +67,7 @@ export class RouterPanel implements vscode.WebviewViewProvider, vscode.Disposabl
         this.queueCost(true);
         this.queueServers();
       }),
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(`${SETTINGS_SECTION}.security`)) this.queueServers();
-      }),
+      settings.onDidChange(['security'], () => this.queueServers()),
     );
   }
 

@@ -2,13 +2,13 @@ import * as vscode from 'vscode';
 import { settings } from './configService';
 import type { KeywordConfig } from '../core/selection/keywordStage';
 import { createSelectionEngine, type EmbeddingSettings, type SelectionEngine } from '../core/selection/selectionEngine';
-import { DEFAULT_DESTRUCTIVE_POLICY, destructivePolicyFrom, type Selection } from '../core/selection/selectionTypes';
+import type { Selection } from '../core/selection/selectionTypes';
 import type { SelectionOptions, SelectionRequest } from '../core/selection/toolSelector';
 import { inspectExposedTools, quarantineOf, type ToolFlag } from '../core/security/toolPoisoning';
 import type { RoutedTool } from '../core/router/toolRouter';
 import type { UsageMemory } from '../core/learning/usageMemory';
 import type { RouterService } from './routerService';
-import { SETTINGS_SECTION, SETTING_DEFAULTS } from './settings';
+import { destructivePolicySetting, SETTING_DEFAULTS } from './settings';
 
 /**
  * Selection inside VS Code: builds the selection engine from the settings, keeps its catalogue in step
@@ -45,11 +45,8 @@ export class SelectionService implements vscode.Disposable {
       void this.engine?.then((e) => e.selector.setCatalogue(tools));
     });
     this.disposables.push(
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        // The pretrained-model offer lives under embeddings.* but changes nothing the engine uses.
-        const embeddings = ENGINE_EMBEDDING_SETTINGS.some((k) => e.affectsConfiguration(`${SETTINGS_SECTION}.${k}`));
-        if (embeddings || e.affectsConfiguration(`${SETTINGS_SECTION}.selection`)) void this.rebuild();
-      }),
+      // The pretrained-model offer lives under embeddings.* but changes nothing the engine uses.
+      settings.onDidChange(['selection', ...ENGINE_EMBEDDING_SETTINGS], () => void this.rebuild()),
     );
   }
 
@@ -147,7 +144,7 @@ export class SelectionService implements vscode.Disposable {
       cap: settings.get('selection.cap'),
       coreTools: settings.get('selection.coreTools'),
       allowedTools: settings.get('selection.allowedTools'),
-      destructiveTools: destructivePolicyFrom(settings.get('selection.allowDestructiveTools')) ?? DEFAULT_DESTRUCTIVE_POLICY,
+      destructiveTools: destructivePolicySetting(settings.get('selection.allowDestructiveTools')),
       keyword,
     };
     const log = (m: string): void => this.service.log.warn(m);

@@ -54,9 +54,8 @@ export class ServerConfigSources implements vscode.Disposable {
       vscode.workspace.onDidSaveTextDocument((doc) => {
         if (doc.uri.path.endsWith('/mcp.json') || doc.uri.path.endsWith(`/${ROUTER_CONFIG_NAME}`)) fire();
       }),
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(SETTINGS_SECTION)) fire();
-      }),
+      // Only the settings that say where servers come from: a change of cost or selection reloads nothing.
+      settings.onDidChange(['servers', 'readWorkspaceMcpJson', 'readUserMcpJson'], fire),
       vscode.workspace.onDidChangeWorkspaceFolders(fire),
       this.changed,
     );

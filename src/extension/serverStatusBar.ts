@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { settings } from './configService';
-import { COMMANDS, SETTINGS_SECTION } from './settings';
+import { COMMANDS } from './settings';
 import type { RouterService } from './routerService';
 
 /** `$(plug) 2/3 · 27 tools` in the status bar; clicking it lists the servers with their actions. */
@@ -18,9 +18,7 @@ export class ServerStatusBar implements vscode.Disposable {
       { dispose: offTools },
       { dispose: offStatus },
       service.onDidChangeIssues(() => this.update()),
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(`${SETTINGS_SECTION}.showStatusBar`)) this.update();
-      }),
+      settings.onDidChange(['showStatusBar'], () => this.update()),
     );
     this.update();
   }

@@ -6,7 +6,6 @@ import { neededTools, UsageMemory } from '../core/learning/usageMemory';
 import { UsageStore } from '../core/learning/usageStore';
 import type { ResultDocuments } from './callToolCommand';
 import type { SelectionService } from './selectionService';
-import { SETTINGS_SECTION } from './settings';
 
 /**
  * Learning from use inside VS Code: the use memory (src/core/learning) fed by `@router` turns and by an
@@ -41,9 +40,7 @@ export class UsageLearning implements vscode.Disposable {
     this.store = context.storageUri ? new UsageStore(vscode.Uri.joinPath(context.storageUri, 'learning').fsPath, { log: (m) => log.warn(m) }) : undefined;
     this.memory = new UsageMemory({ enabled, onChange: () => this.store?.saveSoon(() => this.memory.records()) });
     this.loaded = enabled ? this.load() : Promise.resolve();
-    this.watcher = vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(`${SETTINGS_SECTION}.learning.enabled`)) void this.setEnabled(learningEnabled());
-    });
+    this.watcher = settings.onDidChange(['learning.enabled'], () => void this.setEnabled(learningEnabled()));
   }
 
   /** Resolves when the stored records have been read. */
