@@ -17,7 +17,6 @@ export interface ChatState {
   turns: number;
   readonly sticky: StickyWindow;
   readonly loops: LoopDetector;
-  lastUsed: number;
 }
 
 export interface ChatSessionsOptions {
@@ -26,23 +25,18 @@ export interface ChatSessionsOptions {
   readonly stickyMax?: number;
   /** The loop detector's settings (per-tool thresholds); read each time a chat starts. */
   readonly loopOptions?: () => LoopDetectorOptions;
-  readonly now?: () => number;
 }
 
 export class ChatSessions {
   private readonly chats = new Map<string, ChatState>();
-  private readonly now: () => number;
 
-  constructor(private readonly options: ChatSessionsOptions = {}) {
-    this.now = options.now ?? Date.now;
-  }
+  constructor(private readonly options: ChatSessionsOptions = {}) {}
 
   /** The chat's state, created on first use; it becomes the most recently used. */
   get(id: string): ChatState {
     let chat = this.chats.get(id);
     if (chat) this.chats.delete(id);
-    else chat = { id, turns: 0, sticky: new StickyWindow(this.options.stickyLookback, this.options.stickyMax), loops: new LoopDetector(this.options.loopOptions?.() ?? {}), lastUsed: 0 };
-    chat.lastUsed = this.now();
+    else chat = { id, turns: 0, sticky: new StickyWindow(this.options.stickyLookback, this.options.stickyMax), loops: new LoopDetector(this.options.loopOptions?.() ?? {}) };
     // Map order is insertion order: re-inserting keeps the most recent last, the oldest first.
     this.chats.set(id, chat);
     const max = this.options.maxChats ?? DEFAULT_MAX_CHATS;
