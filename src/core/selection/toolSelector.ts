@@ -5,6 +5,7 @@ import { StickyWindow, DEFAULT_STICKY_LOOKBACK_TURNS, DEFAULT_STICKY_MAX } from 
 import { embeddingTextFor, type ToolIndex } from './toolIndex';
 import { splitClauses } from './clauses';
 import { boostByServer, headThenServer, type ServerPolicy } from './serverAware';
+import { CompanionIndex, type Companion } from './companions';
 import { KIND_LABELS, type GeneralKind, type GeneralNeeds } from './generalNeeds';
 
 /**
@@ -29,6 +30,11 @@ export const DEFAULT_DEPTH = 0.8;
 export const DEFAULT_CAP = 25;
 /** Each clause of a multi-request prompt also sends its own best tools, this many, so every step has its tool. */
 export const DEFAULT_CLAUSE_HEAD = 2;
+/**
+ * Companion listers (companions.ts) are looked for behind this many of the best tools sent: the tools the
+ * prompt most likely acts on. Set on the team dev split.
+ */
+export const DEFAULT_COMPANION_HEAD = 3;
 /**
  * Weight of the lexical z-score in the fusion `w·z(lexical) + (1−w)·z(cosine)`. An early prototype's best was
  * 0.4; with our model, 0.5 was the best balance on the four dev sets (recall@25: MetaTool 90.4,
@@ -77,6 +83,8 @@ export interface SelectionOptions {
   readonly depth: number;
   /** Each clause of a multi-request prompt also sends its best this many tools (0: off). */
   readonly clauseHead: number;
+  /** The best this many tools sent each bring their server's lister of the same resource (0: off); see companions.ts. */
+  readonly companionHead: number;
   /** Hard cap on the tools sent, after core, pinned and sticky tools. */
   readonly cap: number;
   /** Globs of tools that are always sent. */
@@ -112,6 +120,7 @@ export const DEFAULT_SELECTION_OPTIONS: SelectionOptions = {
   minTools: DEFAULT_MIN_TOOLS,
   depth: DEFAULT_DEPTH,
   clauseHead: DEFAULT_CLAUSE_HEAD,
+  companionHead: DEFAULT_COMPANION_HEAD,
   cap: DEFAULT_CAP,
   coreTools: [],
   allowedTools: [],
@@ -194,6 +203,7 @@ export class ToolSelector {
   private byName = new Map<string, number>();
   /** Each general-purpose kind's tools in the catalogue (tool probability ≥ generalToolMin), rebuilt with it. */
   private kindTools = new Map<GeneralKind, Array<{ index: number; probability: number }>>();
+  private companions = new CompanionIndex([]);
   private keyword: KeywordStage;
   private lexical: LexicalScorer | undefined;
   private catalogueTokens = 0;
@@ -224,6 +234,7 @@ export class ToolSelector {
     this.servers = this.tools.map((t) => t.server);
     this.byName = new Map(this.tools.map((t, i) => [t.name, i]));
     this.kindTools = this.findKindTools();
+    this.companions = new CompanionIndex(this.tools);
     this.keyword = new KeywordStage(this.options.keyword, [...new Set(this.tools.map((t) => t.server))]);
     this.lexical = this.deps.createLexical?.(this.tools);
     this.catalogueTokens = this.tools.reduce((sum, t) => sum + estimateToolTokens(t), 0);
@@ -306,6 +317,7 @@ export class ToolSelector {
         cutoff = head - this.options.depth * (head - last);
         const floor = scored.usedEmbedding ? cutoff : Math.max(cutoff, this.options.lexicalZThreshold);
         const stage = scored.usedEmbedding ? 'embedding' : 'keyword:lexical';
+        const companionOf = new Map((scored.companions ?? []).map((c) => [c.index, this.companionReason(c)]));
         let picked = 0;
         for (const i of ranked) {
           if (picked >= this.options.cap) break;
@@ -324,10 +336,17 @@ export class ToolSelector {
           picked++;
           const hint = scores.usage?.[i] ?? 0;
           const general = scored.general?.get(i);
-          const why = [reason, ...(hint > 0 ? [`similar past prompts needed it (memory ${hint.toFixed(2)})`] : []), ...(general ? [`${general.cue} → ${tool.name} (${KIND_LABELS[general.kind]})`] : [])].join('; ');
+          const companion = companionOf.get(i);
+          const why = [
+            reason,
+            ...(hint > 0 ? [`similar past prompts needed it (memory ${hint.toFixed(2)})`] : []),
+            ...(general ? [`${general.cue} → ${tool.name} (${KIND_LABELS[general.kind]})`] : []),
+            ...(companion ? [companion] : []),
+          ].join('; ');
           add(tool.name, stage, 2, why);
           if (hint > 0) add(tool.name, 'memory', 2, '');
           if (general) add(tool.name, `general:${general.kind}`, 2, '');
+          if (companion) add(tool.name, 'companion', 2, '');
         }
         // Each need the prompt calls for sends its best tool, even below the cutoff.
         for (const [i, general] of scored.general ?? []) {
@@ -337,6 +356,14 @@ export class ToolSelector {
           const drop = chosen.has(name) ? undefined : exclude(name, [`general:${general.kind}`]);
           if (drop) dropped.push({ ...drop, score: scores.fused[i]! });
           else add(name, `general:${general.kind}`, 2, why);
+        }
+        // The best tools sent bring the lister that finds the item they act on, when the prompt gives no id.
+        for (const [index, why] of companionOf) {
+          const name = this.tools[index]!.name;
+          if (chosen.has(name)) continue;
+          const drop = exclude(name, ['companion']);
+          if (drop) dropped.push({ ...drop, score: scores.fused[index]! });
+          else add(name, 'companion', 2, why);
         }
         // Each clause of a multi-request prompt sends its own best tools, so no step is left without one.
         for (const { index, clause } of scored.clauseHeads ?? []) {
@@ -417,6 +444,10 @@ export class ToolSelector {
       tokens: { selected: selectedTokens, catalogue: this.catalogueTokens },
       issues,
     };
+  }
+
+  private companionReason({ forIndex, resource }: Companion): string {
+    return `finds the ${resource} that ${this.tools[forIndex]!.name} acts on (the prompt gives no ${resource} id)`;
   }
 
   /** The catalogue's general-purpose tools by kind, as the tool model sees them. */
@@ -540,12 +571,20 @@ export class ToolSelector {
       general = liftGeneralTools(this.deps.needs, request.prompt, promptVector, fused, kindTools, this.options);
       timings['general'] = performance.now() - t0;
     }
+    let companions: Companion[] | undefined;
+    if (this.options.companionHead > 0) {
+      t0 = performance.now();
+      companions = this.companions.companionsFor(topIndices(fused, this.options.companionHead), fused, request.prompt);
+      for (const c of companions) fused[c.index] = Math.max(fused[c.index]!, fused[c.forIndex]! - COMPANION_BELOW);
+      timings['companions'] = performance.now() - t0;
+    }
     return {
       scores: { fused, ...(cosine && hasCosine ? { cosine, hasCosine } : {}), ...(lexical ? { lexical } : {}), ...(usage ? { usage } : {}) },
       usedEmbedding: cosine !== undefined,
       ...(note ? { note } : {}),
       ...(general && general.size > 0 ? { general } : {}),
       ...(clauseHeads.length ? { clauseHeads } : {}),
+      ...(companions?.length ? { companions } : {}),
     };
   }
 
@@ -598,7 +637,12 @@ interface ScoreResult {
   readonly general?: ReadonlyMap<number, GeneralLift>;
   /** The best tools of each clause of a multi-request prompt. */
   readonly clauseHeads?: ReadonlyArray<{ readonly index: number; readonly clause: string }>;
+  /** Listers that find what the best tools act on (companions.ts), already lifted in `fused`. */
+  readonly companions?: readonly Companion[];
 }
+
+/** A companion lister is lifted to this far (z-score units) below the tool it serves, so it ranks beside it. */
+export const COMPANION_BELOW = 0.1;
 
 /** Why a general-purpose tool was lifted: the kind, the cue, the need's probability; `best` for its kind's top tool. */
 interface GeneralLift {

@@ -1,0 +1,141 @@
+/**
+ * Companion tools: the tool that finds the item another tool acts on.
+ *
+ * People name things by what they are called, not by their ids: "Tom Becker changed his phone number,
+ * update his record" needs `applicantsUpdate`, and before it the tool that lists or searches applicants to
+ * find Tom's id. The request never says "list", so that lister ranks far down (on the team dev catalogues,
+ * listers of an already-chosen tool's server were a fifth of the needed tools that were not sent).
+ *
+ * So, for each of the few best tools sent, the same server's lister of the same resource is sent too,
+ * unless the prompt already gives that resource's id ("applicant 88213"). Everything is read from the
+ * catalogue itself: a tool is a lister when its name has a listing word (list, search, find, query, all…);
+ * a resource is a word of the tool's name that few of its server's tools share (`rooms` in
+ * `post_room_message` and `list_rooms`, but not `projects` in every `projects_locations_…` of a server).
+ * Pure: no I/O, no vscode.
+ */
+import { splitIdentifiers } from '../embedding/textPreprocess';
+import { stem } from './lexicalTerms';
+
+/** Words in a tool's name that make it a lister: it returns many items, whose ids other tools take. */
+const LISTING_WORDS: ReadonlySet<string> = new Set(['list', 'lists', 'listing', 'search', 'find', 'query', 'all', 'browse', 'lookup', 'index', 'enumerate']);
+
+/**
+ * A name word shared by more than this share of its server's tools is a path prefix every tool carries
+ * (`projects_locations_…`, `api`), not a resource one tool acts on, so it matches no lister. High on
+ * purpose: a chat server's `room` is in three quarters of its tools and is still the thing to find first.
+ */
+export const RESOURCE_MAX_SHARE = 0.9;
+
+/** Name words too short to name a resource (`v1`, `id`, `by`). */
+const MIN_RESOURCE_LENGTH = 3;
+
+export interface CompanionTool {
+  readonly name: string;
+  readonly server: string;
+}
+
+/** A lister sent for a chosen tool, with the resource that links them. */
+export interface Companion {
+  readonly index: number;
+  readonly forIndex: number;
+  readonly resource: string;
+}
+
+/** The catalogue's listers and resources, built once per catalogue. */
+export class CompanionIndex {
+  /** Each tool's resource words (stemmed), in catalogue order. */
+  private readonly resources: ReadonlyArray<ReadonlySet<string>>;
+  private readonly isLister: readonly boolean[];
+  /** Each server's listers, by catalogue position. */
+  private readonly listersByServer = new Map<string, number[]>();
+
+  constructor(private readonly tools: readonly CompanionTool[]) {
+    const words = tools.map((t) => nameWords(t.name, t.server));
+    this.isLister = words.map((w) => w.some((x) => LISTING_WORDS.has(x)));
+    // How many of each server's tools carry each word, to tell resources from shared prefixes.
+    const counts = new Map<string, Map<string, number>>();
+    const sizes = new Map<string, number>();
+    tools.forEach((t, i) => {
+      sizes.set(t.server, (sizes.get(t.server) ?? 0) + 1);
+      const c = counts.get(t.server) ?? new Map<string, number>();
+      counts.set(t.server, c);
+      for (const w of new Set(words[i]!.map(stem))) c.set(w, (c.get(w) ?? 0) + 1);
+      if (this.isLister[i]) {
+        const list = this.listersByServer.get(t.server) ?? [];
+        this.listersByServer.set(t.server, list);
+        list.push(i);
+      }
+    });
+    this.resources = tools.map((t, i) => {
+      const size = sizes.get(t.server)!;
+      const c = counts.get(t.server)!;
+      const out = new Set<string>();
+      for (const w of words[i]!) {
+        const s = stem(w);
+        if (s.length < MIN_RESOURCE_LENGTH || LISTING_WORDS.has(w) || /^\d/.test(s)) continue;
+        if (size > 2 && c.get(s)! / size > RESOURCE_MAX_SHARE) continue;
+        out.add(s);
+      }
+      return out;
+    });
+  }
+
+  /**
+   * For each chosen tool (best first), the listers of its server whose resources are all among the tool's
+   * own: `list_rooms` and `list_room_messages` for `update_room_message`, the container first. A chosen
+   * lister brings only listers of its containers (`list_rooms` for `list_room_messages`). A resource whose
+   * id the prompt gives needs no lister. At most COMPANIONS_PER_TOOL per chosen tool, none repeated.
+   */
+  companionsFor(chosen: readonly number[], scores: ArrayLike<number>, prompt: string): Companion[] {
+    const out: Companion[] = [];
+    const taken = new Set(chosen);
+    for (const i of chosen) {
+      const own = this.resources[i]!;
+      if (own.size === 0) continue;
+      const candidates: Array<{ index: number; size: number; resource: string }> = [];
+      for (const j of this.listersByServer.get(this.tools[i]!.server) ?? []) {
+        const theirs = this.resources[j]!;
+        if (j === i || theirs.size === 0 || (this.isLister[i] && theirs.size >= own.size)) continue;
+        if (![...theirs].every((r) => own.has(r) && !givesIdFor(prompt, r))) continue;
+        candidates.push({ index: j, size: theirs.size, resource: [...theirs].join(' ') });
+      }
+      candidates.sort((a, b) => a.size - b.size || scores[b.index]! - scores[a.index]!);
+      let added = 0;
+      for (const c of candidates) {
+        if (added >= COMPANIONS_PER_TOOL) break;
+        added++;
+        if (taken.has(c.index)) continue;
+        taken.add(c.index);
+        out.push({ index: c.index, forIndex: i, resource: c.resource });
+      }
+    }
+    return out;
+  }
+}
+
+/** Listers sent per chosen tool: the container's and the item's own (`list_rooms`, `list_room_messages`). */
+export const COMPANIONS_PER_TOOL = 2;
+
+/** A tool name's words, lowercased, without the server's own name words (the exposed name's prefix). */
+function nameWords(name: string, server: string): string[] {
+  const serverWords = new Set(splitIdentifiers(server).toLowerCase().split(' '));
+  const bare = name.startsWith(`${server}_`) ? name.slice(server.length + 1) : name;
+  return splitIdentifiers(bare)
+    .toLowerCase()
+    .split(' ')
+    .filter((w) => w && !serverWords.has(w));
+}
+
+/**
+ * Whether the prompt gives an id for the resource: the resource word followed by a number or a
+ * `#`-reference ("applicant 88213", "job #12", "rooms 4471 and 4472"). Then no lister is needed for it.
+ */
+export function givesIdFor(prompt: string, resource: string): boolean {
+  const words = prompt.toLowerCase().match(/[\p{L}\p{N}#]+/gu) ?? [];
+  for (let k = 0; k + 1 < words.length; k++) {
+    if (stem(words[k]!.replace(/'s$/, '')) !== resource) continue;
+    const next = words[k + 1]!;
+    if (/^#?\d/.test(next) || (next === 'id' && k + 2 < words.length) || (next === 'no' && /^\d/.test(words[k + 2] ?? ''))) return true;
+  }
+  return false;
+}
