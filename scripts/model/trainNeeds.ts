@@ -62,6 +62,8 @@ export const NEEDS_SETTINGS = {
    * team dev split, general-purpose recall@25 was 66.5 without them and 62.6 with.
    */
   sharedPrompts: 0,
+  /** Read the team's audit of the train split's kinds, data/requests/audit (0/1). */
+  audit: 1,
 };
 
 interface Example {
@@ -125,10 +127,12 @@ function promptExamples(settings: typeof NEEDS_SETTINGS): Example[] {
     for (let r = 0; r < times; r++) out.push({ text: query, features, values, kinds });
   };
   const labels = trainSplitLabels();
-  // A request's kinds: those of its needed tools, and those the writers listed (which may have no tool in the split).
-  for (const q of readJsonl<{ split: string; query: string; gold: string[]; kinds?: string[] }>(path.join(TEAM, 'queries.jsonl'))) {
+  const audited = settings.audit ? auditedKinds() : new Map<string, string[]>();
+  // A request's kinds: those of its needed tools, those the writers listed (which may have no tool in the
+  // split), and those the team's audit of the train split added.
+  for (const q of readJsonl<{ id: string; split: string; query: string; gold: string[]; kinds?: string[] }>(path.join(TEAM, 'queries.jsonl'))) {
     if (q.split !== 'train') continue;
-    const kinds = new Set([...q.gold.map((g) => labels.get(g)), ...(q.kinds ?? [])].filter((k): k is GeneralKind => k !== undefined && isGeneralKind(k)));
+    const kinds = new Set([...q.gold.map((g) => labels.get(g)), ...(q.kinds ?? []), ...(audited.get(q.id) ?? [])].filter((k): k is GeneralKind => k !== undefined && isGeneralKind(k)));
     push(q.query, kinds, repeatsTeam);
   }
   const shared = new Map<string, GeneralKind>();
@@ -138,6 +142,25 @@ function promptExamples(settings: typeof NEEDS_SETTINGS): Example[] {
     if (!fs.existsSync(file)) continue;
     for (const q of loadQueriesFile(file, split)) {
       push(q.query, new Set(q.gold.map((g) => shared.get(`${folder}:${g}`)).filter((k): k is GeneralKind => k !== undefined)));
+    }
+  }
+  return out;
+}
+
+/** The team's audit of the train split's requests (data/requests/audit): kinds each request needs beyond its writers' list. */
+export const AUDIT_DIR = path.join(TEAM, 'audit');
+
+/** Request id → kinds added by the audit; ids outside the train split are refused, since dev and test stay as written. */
+function auditedKinds(): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  if (!fs.existsSync(AUDIT_DIR)) return out;
+  const train = new Set(readJsonl<{ id: string; split: string }>(path.join(TEAM, 'queries.jsonl')).filter((q) => q.split === 'train').map((q) => q.id));
+  for (const file of fs.readdirSync(AUDIT_DIR).filter((f) => f.endsWith('.jsonl')).sort()) {
+    for (const line of readJsonl<{ id: string; add: string[] }>(path.join(AUDIT_DIR, file))) {
+      if (!train.has(line.id)) throw new Error(`data/requests/audit/${file}: "${line.id}" is not a train-split request; only the train split is audited.`);
+      const bad = line.add.find((k) => !isGeneralKind(k));
+      if (bad !== undefined) throw new Error(`data/requests/audit/${file}: "${line.id}" adds unknown kind "${bad}".`);
+      out.set(line.id, [...(out.get(line.id) ?? []), ...line.add]);
     }
   }
   return out;
