@@ -87,6 +87,11 @@ export interface SelectionOptions {
   readonly companionHead: number;
   /** Hard cap on the tools sent, after core, pinned and sticky tools. */
   readonly cap: number;
+  /**
+   * For a tool described in another script than the prompt (Chinese beside English), the lexical ranker
+   * sees only its name: its lexical evidence is then taken as at least its embedding evidence (0: off).
+   */
+  readonly crossScript: number;
   /** Globs of tools that are always sent. */
   readonly coreTools: readonly string[];
   /** When non-empty, only tools matching these globs can be sent (the whitelist). */
@@ -121,6 +126,7 @@ export const DEFAULT_SELECTION_OPTIONS: SelectionOptions = {
   depth: DEFAULT_DEPTH,
   clauseHead: DEFAULT_CLAUSE_HEAD,
   companionHead: DEFAULT_COMPANION_HEAD,
+  crossScript: 1,
   cap: DEFAULT_CAP,
   coreTools: [],
   allowedTools: [],
@@ -204,6 +210,8 @@ export class ToolSelector {
   /** Each general-purpose kind's tools in the catalogue (tool probability ≥ generalToolMin), rebuilt with it. */
   private kindTools = new Map<GeneralKind, Array<{ index: number; probability: number }>>();
   private companions = new CompanionIndex([]);
+  /** Whether each tool is described mostly in Chinese, Japanese or Korean, in catalogue order. */
+  private unspaced: boolean[] = [];
   private keyword: KeywordStage;
   private lexical: LexicalScorer | undefined;
   private catalogueTokens = 0;
@@ -235,6 +243,7 @@ export class ToolSelector {
     this.byName = new Map(this.tools.map((t, i) => [t.name, i]));
     this.kindTools = this.findKindTools();
     this.companions = new CompanionIndex(this.tools);
+    this.unspaced = this.tools.map((t) => isUnspaced(t.description ?? ''));
     this.keyword = new KeywordStage(this.options.keyword, [...new Set(this.tools.map((t) => t.server))]);
     this.lexical = this.deps.createLexical?.(this.tools);
     this.catalogueTokens = this.tools.reduce((sum, t) => sum + estimateToolTokens(t), 0);
@@ -624,9 +633,30 @@ export class ToolSelector {
     const zc = cosine && hasCosine ? zScores(cosine, hasCosine) : undefined;
     const w = zc && zl ? this.options.lexicalWeight : zl ? 1 : 0;
     for (let i = 0; i < n; i++) fused[i] = w * (zl?.[i] ?? 0) + (1 - w) * (zc?.[i] ?? 0);
+    if (this.options.crossScript > 0 && zl && zc) {
+      // Words cannot meet across scripts: only the tool's (usually English) name can match lexically, so a
+      // missing lexical match says nothing against it. Its lexical half counts at least what the model says.
+      const promptUnspaced = isUnspaced(text);
+      for (let i = 0; i < n; i++) {
+        if (this.unspaced[i] !== promptUnspaced && hasCosine![i]) fused[i] = w * Math.max(zl[i]!, zc[i]!) + (1 - w) * zc[i]!;
+      }
+    }
     if (timings) timings['fuse'] = performance.now() - t0;
     return { fused, ...(lexical ? { lexical } : {}), ...(cosine && hasCosine ? { cosine, hasCosine } : {}), ...(vector ? { vector } : {}) };
   }
+}
+
+/**
+ * A text counts as written in Chinese, Japanese or Korean when at least this share of its letters are of
+ * those scripts: such descriptions often carry English identifiers and units among their characters.
+ */
+export const UNSPACED_SHARE = 0.3;
+
+/** Whether a text is written mostly in Chinese, Japanese or Korean (see UNSPACED_SHARE). */
+export function isUnspaced(text: string): boolean {
+  const letters = text.match(/\p{L}/gu)?.length ?? 0;
+  if (letters === 0) return false;
+  return (text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu)?.length ?? 0) / letters >= UNSPACED_SHARE;
 }
 
 interface ScoreResult {
