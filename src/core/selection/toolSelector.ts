@@ -6,6 +6,7 @@ import { embeddingTextFor, type ToolIndex } from './toolIndex';
 import { splitClauses } from './clauses';
 import { boostByServer, headThenServer, type ServerPolicy } from './serverAware';
 import { CompanionIndex, type Companion } from './companions';
+import { fileTypeWords } from './fileTypes';
 import { KIND_LABELS, type GeneralKind, type GeneralNeeds } from './generalNeeds';
 
 /**
@@ -92,6 +93,8 @@ export interface SelectionOptions {
    * sees only its name: its lexical evidence is then taken as at least its embedding evidence (0: off).
    */
   readonly crossScript: number;
+  /** The lexical ranker also reads the media type of each file the prompt names, in words (0: off); see fileTypes.ts. */
+  readonly fileTypes: number;
   /** Globs of tools that are always sent. */
   readonly coreTools: readonly string[];
   /** When non-empty, only tools matching these globs can be sent (the whitelist). */
@@ -127,6 +130,7 @@ export const DEFAULT_SELECTION_OPTIONS: SelectionOptions = {
   clauseHead: DEFAULT_CLAUSE_HEAD,
   companionHead: DEFAULT_COMPANION_HEAD,
   crossScript: 1,
+  fileTypes: 1,
   cap: DEFAULT_CAP,
   coreTools: [],
   allowedTools: [],
@@ -601,9 +605,13 @@ export class ToolSelector {
   private async scoreText(text: string, embed: boolean, signal: AbortSignal | undefined, timings: Record<string, number> | undefined): Promise<TextScores> {
     const n = this.tools.length;
     let t0 = performance.now();
+    // The lexical ranker also reads what the files the prompt names are (fileTypes.ts); the model reads the
+    // prompt as written, as the unnamed-needs model that takes its vector was trained.
+    const types = this.options.fileTypes > 0 ? fileTypeWords(text) : '';
+    const lexicalText = types ? `${text} ${types}` : text;
     let lexical: Float64Array | undefined;
     if (this.lexical) {
-      const raw = this.lexical.score(text);
+      const raw = this.lexical.score(lexicalText);
       lexical = Float64Array.from({ length: n }, (_, i) => raw[i] ?? 0);
     }
     if (timings) timings['lexical'] = performance.now() - t0;
