@@ -194,8 +194,8 @@ export const BILINGUAL_DIR = path.join(REPO_ROOT, 'data', 'bilingual');
  * One pair per bilingual line, the English side as the query half when it is a request and either way
  * round otherwise: the contrastive loss is symmetric in what it teaches (the two texts' vectors meet).
  */
-export function bilingualPairs(): TrainingPair[] {
-  return linePairs(BILINGUAL_DIR, 'bilingual');
+export function bilingualPairs(more = false): TrainingPair[] {
+  return [...linePairs(BILINGUAL_DIR, 'bilingual'), ...(more ? linePairs(BILINGUAL_DIR, 'bilingual', /^more.*\.jsonl$/) : [])];
 }
 
 /**
@@ -209,10 +209,10 @@ export function paraphrasePairs(): TrainingPair[] {
   return linePairs(PARAPHRASE_DIR, 'paraphrase');
 }
 
-/** Every `{"a", "b"}` line of a folder's pairs*.jsonl files, in file order, as one pair each. */
-function linePairs(dir: string, source: 'bilingual' | 'paraphrase'): TrainingPair[] {
+/** Every `{"a", "b"}` line of a folder's pairs*.jsonl files (or those `pattern` names), in file order, as one pair each. */
+function linePairs(dir: string, source: 'bilingual' | 'paraphrase', pattern = /^pairs.*\.jsonl$/): TrainingPair[] {
   if (!fs.existsSync(dir)) return [];
-  const files = fs.readdirSync(dir).filter((f) => /^pairs.*\.jsonl$/.test(f)).sort();
+  const files = fs.readdirSync(dir).filter((f) => pattern.test(f)).sort();
   return files
     .flatMap((f) => readJsonl<{ a: string; b: string }>(path.join(dir, f)))
     .filter((p) => typeof p.a === 'string' && typeof p.b === 'string' && p.a.trim() && p.b.trim())
@@ -232,6 +232,8 @@ export interface PairOptions {
   readonly team: number;
   /** Use the team's bilingual pairs (0/1). */
   readonly bilingual: number;
+  /** Also the third and fourth bilingual files, data/bilingual/more-*.jsonl (0/1). */
+  readonly bilingualMore: number;
   /** Use the team's paraphrase pairs (0/1). */
   readonly paraphrase: number;
 }
@@ -241,7 +243,7 @@ export function trainingPairs(options: PairOptions): { pairs: TrainingPair[]; op
   const metatool = toolPairs('metatool', 'metatool', options.metatoolPerToolCap > 0 ? options.metatoolPerToolCap : Infinity);
   const authored = options.authored ? authoredPairs() : [];
   const team = options.team ? teamPairs() : [];
-  const bilingual = options.bilingual ? bilingualPairs() : [];
+  const bilingual = options.bilingual ? bilingualPairs(options.bilingualMore > 0) : [];
   const paraphrase = options.paraphrase ? paraphrasePairs() : [];
   return { pairs: [...metatool, ...toolPairs('seal-tools', 'seal'), ...openApi.pairs, ...authored, ...team, ...bilingual, ...paraphrase], openApi: openApi.stats };
 }

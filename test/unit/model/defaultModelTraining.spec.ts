@@ -141,7 +141,7 @@ describe('default model training', () => {
 
     (fs.existsSync(DATA_DIR) ? it : it.skip)('has no request of a measurement split among its pairs', function () {
       this.timeout(60_000);
-      const { pairs } = trainingPairs({ metatoolPerToolCap: 0, openApi: 1, openApiDescriptionPairs: 0, authored: 1, team: 1, bilingual: 1, paraphrase: 1 });
+      const { pairs } = trainingPairs({ metatoolPerToolCap: 0, openApi: 1, openApiDescriptionPairs: 0, authored: 1, team: 1, bilingual: 1, bilingualMore: 1, paraphrase: 1 });
       const training = new Set(pairs.map((p) => p.query.trim().toLowerCase()));
       // The team set's held-out catalogues: neither their requests nor their tools' OpenAPI operations.
       const teamFile = path.join(TEAM_REQUESTS_DIR, 'queries.jsonl');
