@@ -85,7 +85,7 @@ export const TRAINING_SETTINGS = {
   bilingual: 1,
   bilingualRepeats: 3,
   /**
-   * The third and fourth bilingual files (data/bilingual/more-*.jsonl, 3,008 lines). Off: with them the
+   * The third and fourth bilingual files (data/bilingual/more-*.jsonl, 3,007 lines). Off: with them the
    * team dev split gained (recall@25 79.7 → 80.8, sent_all 65.6 → 66.6) and Seal-Tools too (98.1 → 98.3),
    * but MetaTool multi lost 0.4 / 1.4 (all@25) and BFCL live_multiple 0.2; 2 repeats instead of 3 lost
    * MetaTool more. The router's cross-script fusion already found the dev and test splits' Chinese- and
