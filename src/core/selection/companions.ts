@@ -19,6 +19,9 @@ import { stem } from './lexicalTerms';
 /** Words in a tool's name that make it a lister: it returns many items, whose ids other tools take. */
 const LISTING_WORDS: ReadonlySet<string> = new Set(['list', 'lists', 'listing', 'search', 'find', 'query', 'all', 'browse', 'lookup', 'index', 'enumerate']);
 
+/** Words in a tool's name that say it makes a new item, whose id nobody has yet. */
+const CREATING_WORDS: ReadonlySet<string> = new Set(['create', 'add', 'new', 'insert', 'make', 'upload', 'import', 'register']);
+
 /**
  * A name word shared by more than this share of its server's tools is a path prefix every tool carries
  * (`projects_locations_…`, `api`), not a resource one tool acts on, so it matches no lister. High on
@@ -45,6 +48,10 @@ export interface Companion {
 export class CompanionIndex {
   /** Each tool's resource words (stemmed), in catalogue order. */
   private readonly resources: ReadonlyArray<ReadonlySet<string>>;
+  /** A resource's word as the catalogue first wrote it, for reasons (`directory`, not the stem `directori`). */
+  private readonly surface = new Map<string, string>();
+  /** Whether each tool's name says it makes a new item (create, add…): the item has no id to find yet. */
+  private readonly creates: readonly boolean[];
   private readonly isLister: readonly boolean[];
   /** Each server's listers, by catalogue position. */
   private readonly listersByServer = new Map<string, number[]>();
@@ -52,6 +59,7 @@ export class CompanionIndex {
   constructor(private readonly tools: readonly CompanionTool[]) {
     const words = tools.map((t) => nameWords(t.name, t.server));
     this.isLister = words.map((w) => w.some((x) => LISTING_WORDS.has(x)));
+    this.creates = words.map((w) => w.some((x) => CREATING_WORDS.has(x)));
     // How many of each server's tools carry each word, to tell resources from shared prefixes.
     const counts = new Map<string, Map<string, number>>();
     const sizes = new Map<string, number>();
@@ -72,9 +80,10 @@ export class CompanionIndex {
       const out = new Set<string>();
       for (const w of words[i]!) {
         const s = stem(w);
-        if (s.length < MIN_RESOURCE_LENGTH || LISTING_WORDS.has(w) || /^\d/.test(s)) continue;
+        if (s.length < MIN_RESOURCE_LENGTH || LISTING_WORDS.has(w) || CREATING_WORDS.has(w) || /^\d/.test(s)) continue;
         if (size > 2 && c.get(s)! / size > RESOURCE_MAX_SHARE) continue;
         out.add(s);
+        if (!this.surface.has(s)) this.surface.set(s, singular(w));
       }
       return out;
     });
@@ -83,7 +92,8 @@ export class CompanionIndex {
   /**
    * For each chosen tool (best first), the listers of its server whose resources are all among the tool's
    * own: `list_rooms` and `list_room_messages` for `update_room_message`, the container first. A chosen
-   * lister brings only listers of its containers (`list_rooms` for `list_room_messages`). A resource whose
+   * lister, and a tool that makes a new item, bring only listers of its containers (`list_rooms` for
+   * `list_room_messages` and for `create_room_task`; nothing for `create_directory`). A resource whose
    * id the prompt gives needs no lister. At most COMPANIONS_PER_TOOL per chosen tool, none repeated.
    */
   companionsFor(chosen: readonly number[], scores: ArrayLike<number>, prompt: string): Companion[] {
@@ -95,9 +105,10 @@ export class CompanionIndex {
       const candidates: Array<{ index: number; size: number; resource: string }> = [];
       for (const j of this.listersByServer.get(this.tools[i]!.server) ?? []) {
         const theirs = this.resources[j]!;
-        if (j === i || theirs.size === 0 || (this.isLister[i] && theirs.size >= own.size)) continue;
+        // A lister, or a tool that makes a new item, needs only the listers of its containers.
+        if (j === i || theirs.size === 0 || ((this.isLister[i] || this.creates[i]) && theirs.size >= own.size)) continue;
         if (![...theirs].every((r) => own.has(r) && !givesIdFor(prompt, r))) continue;
-        candidates.push({ index: j, size: theirs.size, resource: [...theirs].join(' ') });
+        candidates.push({ index: j, size: theirs.size, resource: [...theirs].map((r) => this.surface.get(r) ?? r).join(' ') });
       }
       candidates.sort((a, b) => a.size - b.size || scores[b.index]! - scores[a.index]!);
       let added = 0;
@@ -115,6 +126,13 @@ export class CompanionIndex {
 
 /** Listers sent per chosen tool: the container's and the item's own (`list_rooms`, `list_room_messages`). */
 export const COMPANIONS_PER_TOOL = 2;
+
+/** `rooms` → room, `directories` → directory, for reasons; other words as they are. */
+function singular(word: string): string {
+  if (word.endsWith('ies') && word.length > 4) return `${word.slice(0, -3)}y`;
+  if (word.endsWith('s') && !/(?:ss|us|is)$/.test(word) && word.length > 3) return word.slice(0, -1);
+  return word;
+}
 
 /** A tool name's words, lowercased, without the server's own name words (the exposed name's prefix). */
 function nameWords(name: string, server: string): string[] {

@@ -38,6 +38,15 @@ describe('companion listers', () => {
     assert.deepEqual(names(index, ['cloud_projects_locations_jobs_run'], 'run the nightly export job'), ['cloud_projects_locations_jobs_list']);
   });
 
+  it('a tool that makes a new item brings only the listers of its containers', () => {
+    const tools = [...TOOLS, { name: 'chat_create_room_task', server: 'chat' }, { name: 'chat_list_room_tasks', server: 'chat' }];
+    const index2 = new CompanionIndex(tools);
+    const pick = (chosen: string, prompt: string): string[] =>
+      index2.companionsFor([tools.findIndex((t) => t.name === chosen)], new Float64Array(tools.length), prompt).map((c) => tools[c.index]!.name);
+    assert.deepEqual(pick('chat_create_room_task', 'give Ana a task in the launch room: send the deck'), ['chat_list_rooms']);
+    assert.deepEqual(pick('chat_create_room', 'make a room for the offsite'), []);
+  });
+
   it('never repeats a tool already chosen or already added', () => {
     assert.deepEqual(names(index, ['chat_post_room_message', 'chat_list_rooms', 'chat_update_room_message'], 'fix the typo in my last message in the ops room'), ['chat_list_room_messages']);
   });
