@@ -588,7 +588,10 @@ export class ToolSelector {
     if (this.options.companionHead > 0) {
       t0 = performance.now();
       companions = this.companions.companionsFor(topIndices(fused, this.options.companionHead), fused, request.prompt);
-      for (const c of companions) fused[c.index] = Math.max(fused[c.index]!, fused[c.forIndex]! - COMPANION_BELOW);
+      // Beside the tool it serves, but never above the best COMPANION_RANK: the tools the prompt names keep their places.
+      const top = topIndices(fused, COMPANION_RANK);
+      const ceiling = top.length === COMPANION_RANK ? fused[top[COMPANION_RANK - 1]!]! - COMPANION_BELOW : Infinity;
+      for (const c of companions) fused[c.index] = Math.max(fused[c.index]!, Math.min(ceiling, fused[c.forIndex]! - COMPANION_BELOW));
       timings['companions'] = performance.now() - t0;
     }
     return {
@@ -681,6 +684,12 @@ interface ScoreResult {
 
 /** A companion lister is lifted to this far (z-score units) below the tool it serves, so it ranks beside it. */
 export const COMPANION_BELOW = 0.1;
+/**
+ * …but no higher than just below the best this many tools. Right beside the tool it served, a companion
+ * pushed Seal-Tools' second needed tools out of the top five (recall@5 90.7 → 87.3); below the best five
+ * it costs none there, and the team splits send the same tools (dev recall@5 52.2 → 51.4, test 48.8 → 49.1).
+ */
+export const COMPANION_RANK = 5;
 
 /** Why a general-purpose tool was lifted: the kind, the cue, the need's probability; `best` for its kind's top tool. */
 interface GeneralLift {
