@@ -1,6 +1,7 @@
-import { mkdir, readFile, rm, writeFile, rename, chmod } from 'node:fs/promises';
+import { mkdir, readFile, rm, chmod } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { AuthStore, StoredAuth } from './oauthProvider';
+import { writeFileAtomic } from '../util/atomicWrite';
 
 /**
  * The CLI's sign-ins: one JSON file per server under the cache folder, readable by the user only (the
@@ -20,9 +21,7 @@ export class FileAuthStore implements AuthStore {
   async save(key: string, value: StoredAuth): Promise<void> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     await chmod(this.dir, 0o700).catch(() => undefined);
-    const temp = `${this.file(key)}.${process.pid}.tmp`;
-    await writeFile(temp, JSON.stringify(value), { mode: 0o600 });
-    await rename(temp, this.file(key));
+    await writeFileAtomic(this.file(key), JSON.stringify(value), { mode: 0o600 });
   }
 
   async delete(key: string): Promise<void> {

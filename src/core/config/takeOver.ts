@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { applyEdits, modify, parse as parseJsonc, type ParseError } from 'jsonc-parser';
+import { writeFileAtomicSync } from '../util/atomicWrite';
 
 /**
  * Taking servers over from VS Code, and giving them back.
@@ -104,9 +105,9 @@ export function takeOver(mcpJson: string): TakeOverResult {
     servers: names,
   };
   // The backup is written first: if anything after it fails, giving back still restores the originals.
-  writeAtomically(backupFile, JSON.stringify(backup, null, 2));
-  writeAtomically(routerFile, newRouterText);
-  writeAtomically(mcpJson, newMcpText);
+  writeFileAtomicSync(backupFile, JSON.stringify(backup, null, 2));
+  writeFileAtomicSync(routerFile, newRouterText);
+  writeFileAtomicSync(mcpJson, newMcpText);
   return { moved: names, routerFile, backup: backupFile };
 }
 
@@ -124,9 +125,9 @@ export function checkGiveBack(mcpJson: string): GiveBackCheck {
 export function giveBack(mcpJson: string): { restored: readonly string[] } {
   const backup = readBackup(mcpJson);
   const routerFile = routerConfigBeside(mcpJson);
-  writeAtomically(mcpJson, Buffer.from(backup.mcpJson, 'base64'));
+  writeFileAtomicSync(mcpJson, Buffer.from(backup.mcpJson, 'base64'));
   if (backup.routerFile === null) rmSync(routerFile, { force: true });
-  else writeAtomically(routerFile, Buffer.from(backup.routerFile, 'base64'));
+  else writeFileAtomicSync(routerFile, Buffer.from(backup.routerFile, 'base64'));
   rmSync(backupBeside(mcpJson), { force: true });
   return { restored: backup.servers };
 }
@@ -161,9 +162,4 @@ function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-/** Writes through a temporary file and a rename, so a crash never leaves a half-written config. */
-function writeAtomically(file: string, content: string | Buffer): void {
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, content);
-  renameSync(temp, file);
-}
+

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import * as path from 'node:path';
+import { writeFileAtomic } from '../util/atomicWrite';
 import type { UsageRecord, UsageSource } from './usageMemory';
 
 /**
@@ -162,14 +162,7 @@ export class UsageStore {
 
   private async write(text: string): Promise<void> {
     await mkdir(this.folder, { recursive: true });
-    const temp = `${this.file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
-    try {
-      await writeFile(temp, text, { mode: 0o600 });
-      await rename(temp, this.file);
-    } catch (error) {
-      await rm(temp, { force: true }).catch(() => undefined);
-      throw error;
-    }
+    await writeFileAtomic(this.file, text, { mode: 0o600 });
   }
 
   private async keepAside(reason: string): Promise<UsageRecord[]> {
