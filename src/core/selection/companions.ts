@@ -99,6 +99,7 @@ export class CompanionIndex {
   companionsFor(chosen: readonly number[], scores: ArrayLike<number>, prompt: string): Companion[] {
     const out: Companion[] = [];
     const taken = new Set(chosen);
+    const identified = resourcesWithIds(prompt);
     for (const i of chosen) {
       const own = this.resources[i]!;
       if (own.size === 0) continue;
@@ -107,7 +108,7 @@ export class CompanionIndex {
         const theirs = this.resources[j]!;
         // A lister, or a tool that makes a new item, needs only the listers of its containers.
         if (j === i || theirs.size === 0 || ((this.isLister[i] || this.creates[i]) && theirs.size >= own.size)) continue;
-        if (![...theirs].every((r) => own.has(r) && !givesIdFor(prompt, r))) continue;
+        if (![...theirs].every((r) => own.has(r) && !identified.has(r))) continue;
         candidates.push({ index: j, size: theirs.size, resource: [...theirs].map((r) => this.surface.get(r) ?? r).join(' ') });
       }
       candidates.sort((a, b) => a.size - b.size || scores[b.index]! - scores[a.index]!);
@@ -145,15 +146,21 @@ function nameWords(name: string, server: string): string[] {
 }
 
 /**
- * Whether the prompt gives an id for the resource: the resource word followed by a number or a
- * `#`-reference ("applicant 88213", "job #12", "rooms 4471 and 4472"). Then no lister is needed for it.
+ * The resources the prompt gives an id for (stemmed): a word followed by a number or a `#`-reference
+ * ("applicant 88213", "job #12", "rooms 4471 and 4472"), or by "id …" or "no. 12". No lister is needed
+ * for them. Read once per prompt.
  */
-export function givesIdFor(prompt: string, resource: string): boolean {
+export function resourcesWithIds(prompt: string): Set<string> {
+  const out = new Set<string>();
   const words = prompt.toLowerCase().match(/[\p{L}\p{N}#]+/gu) ?? [];
   for (let k = 0; k + 1 < words.length; k++) {
-    if (stem(words[k]!.replace(/'s$/, '')) !== resource) continue;
     const next = words[k + 1]!;
-    if (/^#?\d/.test(next) || (next === 'id' && k + 2 < words.length) || (next === 'no' && /^\d/.test(words[k + 2] ?? ''))) return true;
+    if (/^#?\d/.test(next) || (next === 'id' && k + 2 < words.length) || (next === 'no' && /^\d/.test(words[k + 2] ?? ''))) out.add(stem(words[k]!));
   }
-  return false;
+  return out;
+}
+
+/** Whether the prompt gives an id for one resource (see resourcesWithIds). */
+export function givesIdFor(prompt: string, resource: string): boolean {
+  return resourcesWithIds(prompt).has(resource);
 }
