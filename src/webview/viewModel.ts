@@ -59,6 +59,9 @@ export function stageLabel(stage: SelectionStage): string {
   if (stage === 'keyword:lexical') return 'lexical';
   if (stage.startsWith('keyword:')) return `keyword route ${stage.slice('keyword:'.length)}`;
   if (stage.startsWith('sticky:')) return `sticky from turn ${stage.slice('sticky:'.length)}`;
+  if (stage.startsWith('general:')) return `unnamed need: ${stage.slice('general:'.length).replace(/_/g, ' ')}`;
+  if (stage === 'companion') return 'finds the item first';
+  if (stage === 'clause') return 'best for a clause';
   return stage;
 }
 

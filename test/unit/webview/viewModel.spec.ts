@@ -32,6 +32,9 @@ describe('panel view model', () => {
       assert.equal(stageLabel('sticky:4'), 'sticky from turn 4');
       assert.equal(stageLabel('required'), 'pinned');
       assert.equal(stageLabel('core'), 'core');
+      assert.equal(stageLabel('general:file_write'), 'unnamed need: file write');
+      assert.equal(stageLabel('companion'), 'finds the item first');
+      assert.equal(stageLabel('clause'), 'best for a clause');
       assert.equal(stageLabel('something-new'), 'something-new');
     });
 
