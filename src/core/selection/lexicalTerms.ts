@@ -64,8 +64,23 @@ const WORD = /[\p{L}\p{N}]+/gu;
  * Scripts written without spaces between words (Chinese, Japanese kana, and Korean, whose words run long
  * with particles attached). A run of them was one "word" before, so `查询天气预报` never met `天气`.
  */
-const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
-const HAS_UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const UNSPACED_SCRIPTS = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}';
+const UNSPACED = new RegExp(`[${UNSPACED_SCRIPTS}]+`, 'gu');
+const HAS_UNSPACED = new RegExp(`[${UNSPACED_SCRIPTS}]`, 'u');
+const UNSPACED_CHAR = new RegExp(`[${UNSPACED_SCRIPTS}]`, 'gu');
+
+/**
+ * A text counts as written in Chinese, Japanese or Korean when at least this share of its letters are of
+ * those scripts: such descriptions often carry English identifiers and units among their characters.
+ */
+export const UNSPACED_SHARE = 0.3;
+
+/** Whether a text is written mostly in Chinese, Japanese or Korean (see UNSPACED_SHARE). */
+export function isUnspaced(text: string): boolean {
+  const letters = text.match(/\p{L}/gu)?.length ?? 0;
+  if (letters === 0) return false;
+  return (text.match(UNSPACED_CHAR)?.length ?? 0) / letters >= UNSPACED_SHARE;
+}
 
 /**
  * Overlapping character pairs of an unspaced run (a lone character stays as it is): the usual indexing

@@ -7,6 +7,7 @@ import { splitClauses } from './clauses';
 import { boostByServer, headThenServer, type ServerPolicy } from './serverAware';
 import { CompanionIndex, type Companion } from './companions';
 import { fileTypeWords } from './fileTypes';
+import { isUnspaced } from './lexicalTerms';
 import { KIND_LABELS, type GeneralKind, type GeneralNeeds } from './generalNeeds';
 
 /**
@@ -662,19 +663,6 @@ export class ToolSelector {
     if (timings) timings['fuse'] = performance.now() - t0;
     return { fused, ...(lexical ? { lexical } : {}), ...(cosine && hasCosine ? { cosine, hasCosine } : {}), ...(vector ? { vector } : {}) };
   }
-}
-
-/**
- * A text counts as written in Chinese, Japanese or Korean when at least this share of its letters are of
- * those scripts: such descriptions often carry English identifiers and units among their characters.
- */
-export const UNSPACED_SHARE = 0.3;
-
-/** Whether a text is written mostly in Chinese, Japanese or Korean (see UNSPACED_SHARE). */
-export function isUnspaced(text: string): boolean {
-  const letters = text.match(/\p{L}/gu)?.length ?? 0;
-  if (letters === 0) return false;
-  return (text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu)?.length ?? 0) / letters >= UNSPACED_SHARE;
 }
 
 interface ScoreResult {

@@ -3,7 +3,8 @@ import { l2Normalize, type Embedder } from '../../../src/core/embedding/embedder
 import { LexicalRanker } from '../../../src/core/selection/lexicalRanker';
 import type { SelectableTool } from '../../../src/core/selection/selectionTypes';
 import { ToolIndex, embeddingTextFor, rankableFor } from '../../../src/core/selection/toolIndex';
-import { DEFAULT_SELECTION_OPTIONS, isUnspaced, ToolSelector } from '../../../src/core/selection/toolSelector';
+import { isUnspaced } from '../../../src/core/selection/lexicalTerms';
+import { DEFAULT_SELECTION_OPTIONS, ToolSelector } from '../../../src/core/selection/toolSelector';
 
 /**
  * A FAKE embedder: each tool text gets the cosine with the prompt that the test chooses, so the fusion
