@@ -369,30 +369,28 @@ export class ToolSelector {
           if (general) add(tool.name, `general:${general.kind}`, 2, '');
           if (companion) add(tool.name, 'companion', 2, '');
         }
-        // Each need the prompt calls for sends its best tool, even below the cutoff.
-        for (const [i, general] of scored.general ?? []) {
-          if (!general.best) continue;
-          const name = this.tools[i]!.name;
-          const why = `${general.cue} → ${name} (${KIND_LABELS[general.kind]}, need ${general.probability.toFixed(2)})`;
-          const drop = chosen.has(name) ? undefined : exclude(name, [`general:${general.kind}`]);
-          if (drop) dropped.push({ ...drop, score: scores.fused[i]! });
-          else add(name, `general:${general.kind}`, 2, why);
-        }
-        // The best tools sent bring the lister that finds the item they act on, when the prompt gives no id.
-        for (const [index, why] of companionOf) {
+        // Tools sent below the cutoff for a reason of their own. One already chosen keeps its entry (`mark`
+        // also records this stage on it); one the filters exclude is listed as dropped.
+        const fused = scores.fused;
+        const sendBelowCutoff = (index: number, stage: string, why: string, mark: boolean): void => {
           const name = this.tools[index]!.name;
-          if (chosen.has(name)) continue;
-          const drop = exclude(name, ['companion']);
-          if (drop) dropped.push({ ...drop, score: scores.fused[index]! });
-          else add(name, 'companion', 2, why);
+          if (chosen.has(name)) {
+            if (mark) add(name, stage, 2, why);
+            return;
+          }
+          const drop = exclude(name, [stage]);
+          if (drop) dropped.push({ ...drop, score: fused[index]! });
+          else add(name, stage, 2, why);
+        };
+        // Each need the prompt calls for sends its best tool.
+        for (const [i, general] of scored.general ?? []) {
+          if (general.best) sendBelowCutoff(i, `general:${general.kind}`, `${general.cue} → ${this.tools[i]!.name} (${KIND_LABELS[general.kind]}, need ${general.probability.toFixed(2)})`, true);
         }
+        // The best tools bring the lister that finds the item they act on, when the prompt gives no id.
+        for (const [index, why] of companionOf) sendBelowCutoff(index, 'companion', why, false);
         // Each clause of a multi-request prompt sends its own best tools, so no step is left without one.
         for (const { index, clause } of scored.clauseHeads ?? []) {
-          const name = this.tools[index]!.name;
-          if (chosen.has(name)) continue;
-          const drop = exclude(name, ['clause']);
-          if (drop) dropped.push({ ...drop, score: scores.fused[index]! });
-          else add(name, 'clause', 2, `best for the clause "${clause.length > 60 ? `${clause.slice(0, 59)}…` : clause}"`);
+          sendBelowCutoff(index, 'clause', `best for the clause "${clause.length > 60 ? `${clause.slice(0, 59)}…` : clause}"`, false);
         }
       }
       for (const [name, stages] of keywordPicks) {
