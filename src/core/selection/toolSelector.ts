@@ -593,10 +593,11 @@ export class ToolSelector {
     let companions: Companion[] | undefined;
     if (this.options.companionHead > 0) {
       t0 = performance.now();
-      companions = this.companions.companionsFor(topIndices(fused, this.options.companionHead), fused, request.prompt);
+      // One ranking of the head serves both the tools that bring companions and the ceiling they stay under.
+      const top = topIndices(fused, Math.max(this.options.companionHead, COMPANION_RANK));
+      companions = this.companions.companionsFor(top.slice(0, this.options.companionHead), fused, request.prompt);
       // Beside the tool it serves, but never above the best COMPANION_RANK: the tools the prompt names keep their places.
-      const top = topIndices(fused, COMPANION_RANK);
-      const ceiling = top.length === COMPANION_RANK ? fused[top[COMPANION_RANK - 1]!]! - COMPANION_BELOW : Infinity;
+      const ceiling = top.length >= COMPANION_RANK ? fused[top[COMPANION_RANK - 1]!]! - COMPANION_BELOW : Infinity;
       for (const c of companions) fused[c.index] = Math.max(fused[c.index]!, Math.min(ceiling, fused[c.forIndex]! - COMPANION_BELOW));
       timings['companions'] = performance.now() - t0;
     }
