@@ -127,11 +127,11 @@ function promptExamples(settings: typeof NEEDS_SETTINGS): Example[] {
     for (let r = 0; r < times; r++) out.push({ text: query, features, values, kinds });
   };
   const labels = trainSplitLabels();
-  const audited = settings.audit ? auditedKinds() : new Map<string, string[]>();
+  const train = readJsonl<{ id: string; split: string; query: string; gold: string[]; kinds?: string[] }>(path.join(TEAM, 'queries.jsonl')).filter((q) => q.split === 'train');
+  const audited = settings.audit ? auditedKinds(new Set(train.map((q) => q.id))) : new Map<string, string[]>();
   // A request's kinds: those of its needed tools, those the writers listed (which may have no tool in the
   // split), and those the team's audit of the train split added.
-  for (const q of readJsonl<{ id: string; split: string; query: string; gold: string[]; kinds?: string[] }>(path.join(TEAM, 'queries.jsonl'))) {
-    if (q.split !== 'train') continue;
+  for (const q of train) {
     const kinds = new Set([...q.gold.map((g) => labels.get(g)), ...(q.kinds ?? []), ...(audited.get(q.id) ?? [])].filter((k): k is GeneralKind => k !== undefined && isGeneralKind(k)));
     push(q.query, kinds, repeatsTeam);
   }
@@ -151,10 +151,9 @@ function promptExamples(settings: typeof NEEDS_SETTINGS): Example[] {
 export const AUDIT_DIR = path.join(TEAM, 'audit');
 
 /** Request id → kinds added by the audit; ids outside the train split are refused, since dev and test stay as written. */
-function auditedKinds(): Map<string, string[]> {
+function auditedKinds(train: ReadonlySet<string>): Map<string, string[]> {
   const out = new Map<string, string[]>();
   if (!fs.existsSync(AUDIT_DIR)) return out;
-  const train = new Set(readJsonl<{ id: string; split: string }>(path.join(TEAM, 'queries.jsonl')).filter((q) => q.split === 'train').map((q) => q.id));
   for (const file of fs.readdirSync(AUDIT_DIR).filter((f) => f.endsWith('.jsonl')).sort()) {
     for (const line of readJsonl<{ id: string; add: string[] }>(path.join(AUDIT_DIR, file))) {
       if (!train.has(line.id)) throw new Error(`data/requests/audit/${file}: "${line.id}" is not a train-split request; only the train split is audited.`);
