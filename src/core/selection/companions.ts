@@ -58,6 +58,7 @@ export class CompanionIndex {
 
   constructor(private readonly tools: readonly CompanionTool[]) {
     const words = tools.map((t) => nameWords(t.name, t.server));
+    const stems = words.map((w) => w.map(stem));
     this.isLister = words.map((w) => w.some((x) => LISTING_WORDS.has(x)));
     this.creates = words.map((w) => w.some((x) => CREATING_WORDS.has(x)));
     // How many of each server's tools carry each word, to tell resources from shared prefixes.
@@ -67,7 +68,7 @@ export class CompanionIndex {
       sizes.set(t.server, (sizes.get(t.server) ?? 0) + 1);
       const c = counts.get(t.server) ?? new Map<string, number>();
       counts.set(t.server, c);
-      for (const w of new Set(words[i]!.map(stem))) c.set(w, (c.get(w) ?? 0) + 1);
+      for (const w of new Set(stems[i])) c.set(w, (c.get(w) ?? 0) + 1);
       if (this.isLister[i]) {
         const list = this.listersByServer.get(t.server) ?? [];
         this.listersByServer.set(t.server, list);
@@ -78,13 +79,13 @@ export class CompanionIndex {
       const size = sizes.get(t.server)!;
       const c = counts.get(t.server)!;
       const out = new Set<string>();
-      for (const w of words[i]!) {
-        const s = stem(w);
-        if (s.length < MIN_RESOURCE_LENGTH || LISTING_WORDS.has(w) || CREATING_WORDS.has(w) || /^\d/.test(s)) continue;
-        if (size > 2 && c.get(s)! / size > RESOURCE_MAX_SHARE) continue;
+      words[i]!.forEach((w, k) => {
+        const s = stems[i]![k]!;
+        if (s.length < MIN_RESOURCE_LENGTH || LISTING_WORDS.has(w) || CREATING_WORDS.has(w) || /^\d/.test(s)) return;
+        if (size > 2 && c.get(s)! / size > RESOURCE_MAX_SHARE) return;
         out.add(s);
         if (!this.surface.has(s)) this.surface.set(s, singular(w));
-      }
+      });
       return out;
     });
   }
