@@ -29,6 +29,16 @@ const CREATING_WORDS: ReadonlySet<string> = new Set(['create', 'add', 'new', 'in
  */
 export const RESOURCE_MAX_SHARE = 0.9;
 
+/**
+ * A server with more tools than this is a bundle of many APIs under one name (an aggregating gateway, or a
+ * flat benchmark catalogue), not one API with one set of resources: there a `user` in one tool's name and a
+ * lister's says nothing about the two working together, so its tools get no companions. Real MCP servers
+ * stay far below it (the largest in the team's catalogues has 40 tools; big ones list one or two hundred).
+ * On the 4,076-tool flat catalogue of Seal-Tools, companions sent 1.1 more tools per request and gained no
+ * request (all@25 95.0 → 94.8).
+ */
+export const COMPANION_MAX_SERVER_TOOLS = 300;
+
 /** Name words too short to name a resource (`v1`, `id`, `by`). */
 const MIN_RESOURCE_LENGTH = 3;
 
@@ -55,6 +65,8 @@ export class CompanionIndex {
   private readonly isLister: readonly boolean[];
   /** Each server's listers, by catalogue position. */
   private readonly listersByServer = new Map<string, number[]>();
+  /** How many tools each server has. */
+  private readonly serverSizes = new Map<string, number>();
 
   constructor(private readonly tools: readonly CompanionTool[]) {
     const words = tools.map((t) => nameWords(t.name, t.server));
@@ -63,7 +75,7 @@ export class CompanionIndex {
     this.creates = words.map((w) => w.some((x) => CREATING_WORDS.has(x)));
     // How many of each server's tools carry each word, to tell resources from shared prefixes.
     const counts = new Map<string, Map<string, number>>();
-    const sizes = new Map<string, number>();
+    const sizes = this.serverSizes;
     tools.forEach((t, i) => {
       sizes.set(t.server, (sizes.get(t.server) ?? 0) + 1);
       const c = counts.get(t.server) ?? new Map<string, number>();
@@ -103,7 +115,7 @@ export class CompanionIndex {
     const identified = resourcesWithIds(prompt);
     for (const i of chosen) {
       const own = this.resources[i]!;
-      if (own.size === 0) continue;
+      if (own.size === 0 || (this.serverSizes.get(this.tools[i]!.server) ?? 0) > COMPANION_MAX_SERVER_TOOLS) continue;
       const candidates: Array<{ index: number; size: number; resource: string }> = [];
       for (const j of this.listersByServer.get(this.tools[i]!.server) ?? []) {
         const theirs = this.resources[j]!;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { CompanionIndex, givesIdFor } from '../../../src/core/selection/companions';
+import { COMPANION_MAX_SERVER_TOOLS, CompanionIndex, givesIdFor } from '../../../src/core/selection/companions';
 import { LexicalRanker } from '../../../src/core/selection/lexicalRanker';
 import type { SelectableTool } from '../../../src/core/selection/selectionTypes';
 import { rankableFor } from '../../../src/core/selection/toolIndex';
@@ -45,6 +45,14 @@ describe('companion listers', () => {
       index2.companionsFor([tools.findIndex((t) => t.name === chosen)], new Float64Array(tools.length), prompt).map((c) => tools[c.index]!.name);
     assert.deepEqual(pick('chat_create_room_task', 'give Ana a task in the launch room: send the deck'), ['chat_list_rooms']);
     assert.deepEqual(pick('chat_create_room', 'make a room for the offsite'), []);
+  });
+
+  it('a server bigger than one API (a bundle of many) gets no companions', () => {
+    const bundle = Array.from({ length: COMPANION_MAX_SERVER_TOOLS + 1 }, (_, k) => ({ name: `hub_tool_${k}_widget`, server: 'hub' }));
+    const tools = [{ name: 'hub_list_users', server: 'hub' }, { name: 'hub_update_user', server: 'hub' }, ...bundle];
+    const pick = (list: typeof tools): number[] => new CompanionIndex(list).companionsFor([1], new Float64Array(list.length), 'rename Tom Becker').map((c) => c.index);
+    assert.deepEqual(pick(tools.slice(0, COMPANION_MAX_SERVER_TOOLS)), [0]);
+    assert.deepEqual(pick(tools), []);
   });
 
   it('never repeats a tool already chosen or already added', () => {
