@@ -239,6 +239,7 @@ async function main(): Promise<void> {
       rows.push({ ...(await runRouter(set, { selection: { companionHead: 0 } })), method: '− companion listers' });
       rows.push({ ...(await runRouter(set, { selection: { crossScript: 0 } })), method: '− cross-script fusion' });
       rows.push({ ...(await runRouter(set, { selection: { fileTypes: 0 } })), method: '− file types' });
+      rows.push({ ...(await runRouter(set, { selection: { spelling: 0 } })), method: '− spelling tolerance' });
       rows.push({ ...(await runRouter(set, { selection: { serverBoost: 0 } })), method: '− server boost' });
       rows.push({ ...(await runRouter(set, { selection: { clauseWeight: 0 } })), method: '− clause matching' });
       rows.push({ ...(await runRouter(set, { selection: { serverPolicy: { head: 10, fill: 5, perServerCap: 12 } } })), method: '+ head-then-server policy' });

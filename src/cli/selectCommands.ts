@@ -5,7 +5,7 @@ import { percentile } from '../core/router/callStatistics';
 import { loadQueriesFile, loadToolsFile, retrievalMetrics, METRIC_NAMES, type DataTool } from '../core/evaluation/retrievalData';
 import { catalogueFromData, evaluateSelection, selectedRecall, type QueryOutcome } from '../core/evaluation/selectionEvaluation';
 import { createSelectionEngine, type EmbeddingProvider, type EmbeddingSettings } from '../core/selection/selectionEngine';
-import type { SelectableTool, Selection } from '../core/selection/selectionTypes';
+import { readAsText, type SelectableTool, type Selection } from '../core/selection/selectionTypes';
 
 /**
  * `select` and `eval`: selection from the command line, on a live config or on any catalogue file in the
@@ -67,7 +67,7 @@ export async function runSelect(prompt: string, catalogue: readonly SelectableTo
 }
 
 export function formatSelection(s: Selection): string {
-  const lines = [`method: ${s.method}${s.methodNote ? ` (${s.methodNote})` : ''}`, `tools (${s.tools.length}, ~${s.tokens.selected} of ${s.tokens.catalogue} tokens):`];
+  const lines = [`method: ${s.method}${s.methodNote ? ` (${s.methodNote})` : ''}`, ...(s.readAs?.length ? [`spelling: ${readAsText(s)}`] : []), `tools (${s.tools.length}, ~${s.tokens.selected} of ${s.tokens.catalogue} tokens):`];
   for (const t of s.tools) {
     const score = t.score !== undefined ? ` score ${t.score.toFixed(2)}` : '';
     const cos = t.cosine !== undefined ? ` cos ${t.cosine.toFixed(2)}` : '';

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { EmbeddingError } from '../core/embedding/embedder';
 import { downloadModelFolder } from '../core/embedding/modelDownload';
 import { downloadPinnedModel, findPinnedModel, isPinnedModelInstalled, PINNED_MODELS, pinnedModelBytes, type PinnedModel } from '../core/embedding/pinnedModels';
-import type { Selection } from '../core/selection/selectionTypes';
+import { readAsText, type Selection } from '../core/selection/selectionTypes';
 import type { ResultDocuments } from './callToolCommand';
 import type { RouterService } from './routerService';
 import type { SelectionService } from './selectionService';
@@ -32,6 +32,7 @@ export function describeSelection(s: Selection): string {
   const lines = [
     `Prompt: ${s.prompt.replace(/\n/g, ' ')}`,
     `Method: ${s.method}${s.methodNote ? ` — ${s.methodNote}` : ''}`,
+    ...(s.readAs?.length ? [`Spelling: ${readAsText(s)}`] : []),
     `${s.tools.length} tools sent, ~${s.tokens.selected} of ${s.tokens.catalogue} catalogue tokens; cutoff ${s.threshold}`,
     '',
   ];

@@ -171,6 +171,7 @@ function renderSelectionBody(selection: Selection, turn: TurnView | undefined): 
   box.append(
     el('p', { class: 'prompt' }, el('span', { class: 'label', text: turn ? `Turn ${turn.turn} · ` : 'Explained · ' }), el('q', { text: v.prompt })),
     el('p', {}, el('span', { class: 'badge', text: v.method, attrs: { id: 'selection-method' } }), v.methodNote ? el('span', { class: 'muted', text: ` ${v.methodNote}` }) : undefined),
+    ...(v.readAs ? [el('p', { class: 'muted', text: `Spelling: ${v.readAs}.`, attrs: { id: 'selection-read-as' } })] : []),
     el('div', { class: 'tokens' }, el('span', { text: v.tokens.text }), bar(v.tokens.ratio, v.tokens.text, { className: 'tokens-bar' })),
     el('p', { class: 'muted', text: `Bars: ${v.scaleLabel}${v.thresholdText ? `; the line marks the ${v.thresholdText}` : ''}.` }),
   );

@@ -156,7 +156,12 @@ function isRequestId(v: unknown): v is number {
 }
 
 function isSelectionShape(s: unknown): s is Selection {
-  return isRecord(s) && typeof s['prompt'] === 'string' && typeof s['method'] === 'string' && Array.isArray(s['tools']) && Array.isArray(s['dropped']) && typeof s['threshold'] === 'number' && isRecord(s['tokens']);
+  return isRecord(s) && typeof s['prompt'] === 'string' && typeof s['method'] === 'string' && Array.isArray(s['tools']) && Array.isArray(s['dropped']) && typeof s['threshold'] === 'number' && isRecord(s['tokens']) && isReadAs(s['readAs']);
+}
+
+/** The typos a selection read as other words: absent, or a list of {from, to} strings. */
+function isReadAs(r: unknown): boolean {
+  return r === undefined || (Array.isArray(r) && r.every((f) => isRecord(f) && typeof f['from'] === 'string' && typeof f['to'] === 'string'));
 }
 
 const CONFIRMATIONS: ReadonlySet<unknown> = new Set([undefined, 'confirmed', 'declined', 'refused']);

@@ -1,7 +1,7 @@
 import type { ToolCallStats } from '../core/router/callStatistics';
 import type { CostSnapshot } from '../core/guards/costMonitor';
 import type { LoopTurnHistory } from '../core/guards/loopDetector';
-import type { DroppedTool, Selection, SelectionStage } from '../core/selection/selectionTypes';
+import { readAsText, type DroppedTool, type Selection, type SelectionStage } from '../core/selection/selectionTypes';
 import type { CallView, ServersView, ToolFlagView, TurnView } from './protocol';
 
 /**
@@ -119,6 +119,8 @@ export interface SelectionView {
   readonly prompt: string;
   readonly method: string;
   readonly methodNote?: string;
+  /** Typos read as other words (`read "hirng" as "hiring"`), when there were any. */
+  readonly readAs?: string;
   readonly scaleLabel: string;
   /** 0..1 position of the threshold line, when the bars are cosines. */
   readonly thresholdLine?: number;
@@ -176,6 +178,7 @@ export function selectionView(selection: Selection, descriptions: Readonly<Recor
     prompt: selection.prompt,
     method: selection.method,
     ...(selection.methodNote ? { methodNote: selection.methodNote } : {}),
+    ...(selection.readAs?.length ? { readAs: readAsText(selection) } : {}),
     scaleLabel: scale.kind === 'cosine' ? 'cosine similarity to the prompt' : scale.kind === 'score' ? 'relevance (lexical z-score, normalised)' : 'no scores (keyword routes only)',
     ...(thresholdLine !== undefined ? { thresholdLine } : {}),
     thresholdText: scale.kind === 'score' ? `cutoff ${selection.threshold.toFixed(2)}` : '',

@@ -94,7 +94,18 @@ export class OnnxEmbedder implements Embedder {
     readonly maxLength: number,
     private readonly encoder: SequenceEncoder,
     private readonly model: SharedModel,
+    /** The tokenizer's word-like tokens (see {@link vocabularyWords}). */
+    private readonly words: readonly string[],
   ) {}
+
+  /**
+   * The tokens of the tokenizer's vocabulary that read as lowercase words (markers of a word's start, `Ġ`
+   * and `▁`, removed; continuation pieces `##…` left out). Spelling tolerance leaves these as written,
+   * since the model has rows of its own for them.
+   */
+  vocabularyWords(): readonly string[] {
+    return this.words;
+  }
 
   /**
    * Reads and checks the folder (tokenizer, configs, digest) without starting onnxruntime; the session is
@@ -131,7 +142,7 @@ export class OnnxEmbedder implements Embedder {
     const modelId = `onnx:${path.basename(path.resolve(folder))}:${folderDigest.slice(0, MODEL_ID_DIGEST_HEX_CHARS)}:${pooling}:${preprocess}:${maxLength}`;
     // Keyed by the file's real path: Hugging Face snapshots link model.onnx to a shared blob.
     const model = SharedModel.acquire(dir, modelPath, await realpath(modelPath), modelSha256);
-    return new OnnxEmbedder(modelId, dir, pooling, preprocess, maxLength, encoder, model);
+    return new OnnxEmbedder(modelId, dir, pooling, preprocess, maxLength, encoder, model, wordTokens(tokenizerJson));
   }
 
   /** Vector length: 0 until the session exists (the first embed, or {@link warmUp}). */
@@ -592,4 +603,18 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 
 function invalid(folder: string, problem: string, cause?: unknown): EmbeddingError {
   return new EmbeddingError('MODEL_INVALID', `Model folder ${folder}: ${problem}`, cause === undefined ? undefined : { cause });
+}
+
+/** The word-like tokens of a tokenizer.json's vocabulary: WordPiece, BPE and WordLevel keep a token → id object, Unigram a list of [piece, score]. */
+function wordTokens(tokenizerJson: unknown): string[] {
+  const model = (tokenizerJson as { model?: { vocab?: unknown } } | undefined)?.model;
+  const vocab = model?.vocab;
+  const tokens = Array.isArray(vocab) ? vocab.map((entry) => (Array.isArray(entry) ? entry[0] : undefined)) : vocab && typeof vocab === 'object' ? Object.keys(vocab) : [];
+  const out: string[] = [];
+  for (const token of tokens) {
+    if (typeof token !== 'string' || token.startsWith('##')) continue;
+    const word = token.replace(/^[\u0120\u2581]/, '');
+    if (/^[a-z]+$/.test(word)) out.push(word);
+  }
+  return out;
 }

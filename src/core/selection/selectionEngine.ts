@@ -6,6 +6,7 @@ import { OnnxEmbedder } from '../embedding/onnxEmbedder';
 import * as fs from 'node:fs';
 import { GeneralNeeds, type GeneralNeedsFile } from './generalNeeds';
 import { LexicalRanker } from './lexicalRanker';
+import { parseDictionary } from './spelling';
 import { ToolIndex, rankableFor } from './toolIndex';
 import { DEFAULT_SELECTION_OPTIONS, ToolSelector, type SelectionOptions, type SelectorDeps, type UsageHints } from './toolSelector';
 
@@ -32,6 +33,31 @@ export const DEFAULT_EMBEDDING_SETTINGS: EmbeddingSettings = { provider: 'local'
 export const DEFAULT_MODEL_DIR = path.join('media', 'model');
 /** The unnamed-needs models (scripts/model/trainNeeds.ts), relative to the root; they work with any embedder. */
 export const GENERAL_NEEDS_FILE = path.join('media', 'needs', 'general-needs.json');
+
+/** The word lists of spelling tolerance (scripts/data/buildSpellingWords.ts), relative to the root. */
+export const SPELLING_WORDS_FILE = path.join('media', 'spelling', 'words.txt');
+export const SPELLING_NAMES_FILE = path.join('media', 'spelling', 'names.txt');
+
+/**
+ * Loads the spelling dictionary and the first names it leaves alone; a missing or empty file turns
+ * spelling tolerance off with the reason logged.
+ */
+export function loadSpellingWords(root: string, log: (message: string) => void = () => undefined): { dictionary: ReadonlyMap<string, number>; names: ReadonlySet<string> } | undefined {
+  let file = '';
+  try {
+    const read = (name: string): Map<string, number> => {
+      file = path.join(root, name);
+      const words = parseDictionary(fs.readFileSync(file, 'utf8'));
+      if (words.size === 0) throw new Error('it holds no words');
+      return words;
+    };
+    const dictionary = read(SPELLING_WORDS_FILE);
+    return { dictionary, names: new Set(read(SPELLING_NAMES_FILE).keys()) };
+  } catch (error) {
+    log(`Prompts will be read as typed, without spelling tolerance: ${file} could not be read (${(error as Error).message}). Reinstall the extension, or run npx tsx scripts/data/buildSpellingWords.ts in a clone.`);
+    return undefined;
+  }
+}
 
 /** Loads the unnamed-needs models; a missing or broken file turns the stage off with the reason logged. */
 export function loadGeneralNeeds(root: string, log: (message: string) => void = () => undefined): GeneralNeeds | undefined {
@@ -145,9 +171,13 @@ export async function createSelectionEngine(options: SelectionEngineOptions): Pr
     index = new ToolIndex(toolEmbedder, log, embedder);
   }
   const needs = loadGeneralNeeds(options.root, log);
+  const spellingWords = loadSpellingWords(options.root, log);
+  // First names, and a local model's own words, are left as written; other embedders give no vocabulary.
+  const known = new Set([...(spellingWords?.names ?? []), ...(embedder instanceof OnnxEmbedder ? embedder.vocabularyWords() : [])]);
   const deps: SelectorDeps = {
     ...(index ? { index } : {}),
     ...(needs ? { needs } : {}),
+    ...(spellingWords ? { spelling: { dictionary: spellingWords.dictionary, known } } : {}),
     createLexical: (tools) => new LexicalRanker(tools.map(rankableFor)),
     ...(options.quarantine ? { quarantine: options.quarantine } : {}),
   };

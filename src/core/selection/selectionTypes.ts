@@ -81,7 +81,15 @@ export interface Selection {
   readonly timingsMs: Readonly<Record<string, number>>;
   /** chars / 4 of the tools' definitions (name, description, schema), the usual rough token estimate. */
   readonly tokens: { readonly selected: number; readonly catalogue: number };
+  /** Words of the prompt read as another because they looked like typos ("hirng" as "hiring"); absent when none. */
+  readonly readAs?: ReadonlyArray<{ readonly from: string; readonly to: string }>;
   readonly issues: readonly string[];
+}
+
+/** How the prompt was read, for people: `read "hirng" as "hiring", "ordres" as "orders"`; '' when as typed. */
+export function readAsText(selection: Pick<Selection, 'readAs'>): string {
+  const fixes = selection.readAs ?? [];
+  return fixes.length ? `read ${fixes.map((f) => `"${f.from}" as "${f.to}"`).join(', ')}` : '';
 }
 
 export function estimateToolTokens(tool: SelectableTool): number {

@@ -8,6 +8,7 @@ import { boostByServer, headThenServer, type ServerPolicy } from './serverAware'
 import { CompanionIndex, type Companion } from './companions';
 import { fileTypeWords } from './fileTypes';
 import { isUnspaced } from './lexicalTerms';
+import { catalogueWords, SpellingCorrector, type SpellingFix } from './spelling';
 import { KIND_LABELS, type GeneralKind, type GeneralNeeds } from './generalNeeds';
 
 /**
@@ -103,6 +104,8 @@ export interface SelectionOptions {
   readonly crossScript: number;
   /** The lexical ranker also reads the media type of each file the prompt names, in words (0: off); see fileTypes.ts. */
   readonly fileTypes: number;
+  /** Typos in the prompt are read as the word one edit away (0: off); see spelling.ts. Needs SelectorDeps.spelling. */
+  readonly spelling: number;
   /** Globs of tools that are always sent. */
   readonly coreTools: readonly string[];
   /** When non-empty, only tools matching these globs can be sent (the whitelist). */
@@ -139,6 +142,7 @@ export const DEFAULT_SELECTION_OPTIONS: SelectionOptions = {
   companionHead: DEFAULT_COMPANION_HEAD,
   crossScript: 1,
   fileTypes: 1,
+  spelling: 1,
   cap: DEFAULT_CAP,
   coreTools: [],
   allowedTools: [],
@@ -171,6 +175,15 @@ export interface SelectorDeps {
   readonly usage?: UsageHints;
   /** The unnamed-needs models (generalNeeds.ts); without them no general-purpose tool is raised. */
   readonly needs?: GeneralNeeds;
+  /** Words for spelling tolerance (spelling.ts); without them the prompt is read as typed. */
+  readonly spelling?: SpellingWords;
+}
+
+export interface SpellingWords {
+  /** An English dictionary, word → rank (0 the most common): known, and suggested after the catalogue's words. */
+  readonly dictionary: ReadonlyMap<string, number>;
+  /** Words left as written but never suggested: the embedding model's own vocabulary. */
+  readonly known: ReadonlySet<string>;
 }
 
 /**
@@ -222,6 +235,7 @@ export class ToolSelector {
   /** Each general-purpose kind's tools in the catalogue (tool probability ≥ generalToolMin), rebuilt with it. */
   private kindTools = new Map<GeneralKind, Array<{ index: number; probability: number }>>();
   private companions = new CompanionIndex([]);
+  private speller: SpellingCorrector | undefined;
   /** Whether each tool is described mostly in Chinese, Japanese or Korean, in catalogue order. */
   private unspaced: boolean[] = [];
   private keyword: KeywordStage;
@@ -256,6 +270,8 @@ export class ToolSelector {
     this.kindTools = this.findKindTools();
     this.companions = new CompanionIndex(this.tools);
     this.unspaced = this.tools.map((t) => isUnspaced(t.description ?? ''));
+    const words = this.deps.spelling;
+    this.speller = words && this.options.spelling > 0 ? new SpellingCorrector(words.dictionary, catalogueWords([...this.texts, ...this.servers]), words.known) : undefined;
     this.keyword = new KeywordStage(this.options.keyword, [...new Set(this.tools.map((t) => t.server))]);
     this.lexical = this.deps.createLexical?.(this.tools);
     this.catalogueTokens = this.tools.reduce((sum, t) => sum + estimateToolTokens(t), 0);
@@ -296,6 +312,7 @@ export class ToolSelector {
     let scores: Scores | undefined;
     let ranked: number[] = [];
     let cutoff: number | undefined;
+    let readAs: readonly SpellingFix[] | undefined;
     const dropped: DroppedTool[] = [];
     const quarantine = this.deps.quarantine?.() ?? new Map<string, string>();
     /** Why a tool may not be sent (whitelist, quarantine, destructive without opt-in), if it may not. */
@@ -321,7 +338,10 @@ export class ToolSelector {
       }
       const keywordPicks = time('keyword', () => this.keyword.match(request.prompt, this.tools.map((t) => t.name)));
 
-      const scored = await this.score(request, timings, issues);
+      // Typos are read as the word meant (spelling.ts) for scoring; keyword routes see the prompt as typed.
+      const spelled = time('spelling', () => this.speller?.correct(request.prompt));
+      if (spelled?.fixes.length) readAs = spelled.fixes;
+      const scored = await this.score(spelled?.fixes.length ? { ...request, prompt: spelled.text } : request, timings, issues);
       scores = scored.scores;
       method = scored.usedEmbedding ? 'embedding+keyword' : 'keyword-only';
       methodNote = scored.note;
@@ -461,6 +481,7 @@ export class ToolSelector {
       threshold: cutoff ?? 0,
       timingsMs: timings,
       tokens: { selected: selectedTokens, catalogue: this.catalogueTokens },
+      ...(readAs ? { readAs } : {}),
       issues,
     };
   }

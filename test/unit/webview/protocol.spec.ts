@@ -99,6 +99,9 @@ describe('panel protocol', () => {
       assert.equal(isStateMessage({ type: 'state', state: { ...state, turns: [{ turn: 1 }] } }), false);
       assert.equal(isTurnAddedMessage({ type: 'turnAdded', turn: sampleTurn(1) }), false);
       assert.equal(isExtensionMessage({ type: 'explained', id: 1, selection: { prompt: 'p' } }), false);
+      assert.ok(isExtensionMessage({ type: 'explained', id: 1, selection: { ...sampleSelection(), readAs: [{ from: 'hirng', to: 'hiring' }] } }));
+      assert.equal(isExtensionMessage({ type: 'explained', id: 1, selection: { ...sampleSelection(), readAs: 'hirng' } }), false, 'readAs must be a list');
+      assert.equal(isExtensionMessage({ type: 'explained', id: 1, selection: { ...sampleSelection(), readAs: [{ from: 'hirng' }] } }), false, 'each fix names both words');
       assert.equal(isExtensionMessage({ type: 'cost', cost: { buckets: 'many' } }), false);
     });
 

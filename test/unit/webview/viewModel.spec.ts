@@ -113,6 +113,12 @@ describe('panel view model', () => {
       );
     });
 
+    it('says which typos were read as other words, and nothing when the prompt was read as typed', () => {
+      assert.equal(selectionView(sampleSelection()).readAs, undefined);
+      const view = selectionView({ ...sampleSelection(), readAs: [{ from: 'hirng', to: 'hiring' }, { from: 'ordres', to: 'orders' }] });
+      assert.equal(view.readAs, 'read "hirng" as "hiring", "ordres" as "orders"');
+    });
+
     it('passes untrusted descriptions through as plain strings (main.ts renders them with textContent)', () => {
       const view = selectionView(sampleSelection(), { memory_create_entities: HOSTILE_DESCRIPTION });
       assert.equal(view.tools[0]!.description, HOSTILE_DESCRIPTION);
