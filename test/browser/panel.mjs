@@ -9,7 +9,8 @@
  *      (test/browser/panelDriver), whose palette commands run one scripted `@router` turn;
  *   2. opens a workspace whose .vscode/mcp.json starts server-everything and server-memory over stdio;
  *   3. opens the panel with "Tool Router: Show Tool Router Panel";
- *   4. explains a prompt from the panel and sees chosen tools with score bars and reasons;
+ *   4. explains a prompt from the panel and sees chosen tools with score bars and reasons, and how a typo
+ *      in it was read;
  *   5. runs a scripted turn and sees its selection and call;
  *   6. runs a scripted loop and sees the LOOP_DETECTED warning;
  *   7. sets toolRouter.cost.hourlyTokenCap to 100 in the workspace settings, runs a turn, sees the
@@ -45,7 +46,8 @@ const README_SCREENSHOT = path.join(REPO_ROOT, 'test-artifacts', 'browser', 'pan
 const SHOW_PANEL_TITLE = 'Tool Router: Show Tool Router Panel';
 const ECHO_TURN_TITLE = 'Panel Test: Run Echo Turn';
 const LOOP_TURN_TITLE = 'Panel Test: Run Loop Turn';
-const EXPLAIN_PROMPT = 'remember that Alice works at Acme and add it to the knowledge graph';
+/** "knowlege" is a typo on purpose: the panel must say it read it as "knowledge" (spelling tolerance, from the VSIX's word lists). */
+const EXPLAIN_PROMPT = 'remember that Alice works at Acme and add it to the knowlege graph';
 /** A cap the first turn's tokens cross at once (the fake model counts chars / 4). */
 const TINY_CAP = 100;
 
@@ -183,7 +185,9 @@ async function panelSteps(page, workspace) {
       await panel.locator('#explain-button').click();
       return undefined;
     }
-    return `${names.length} tools, first ${names[0]} (${scores[0]}: ${reasons[0]}), method ${method}`;
+    const readAs = await panel.locator('#selection-read-as').innerText({ timeout: 1000 });
+    if (!readAs.includes('"knowlege" as "knowledge"')) throw new Error(`the panel should say how it read the typo, but shows "${readAs}"`);
+    return `${names.length} tools, first ${names[0]} (${scores[0]}: ${reasons[0]}), method ${method}; ${readAs}`;
   }, PANEL_TIMEOUT_MS);
   log(`explained: ${explained}`);
   await screenshot('explain');
