@@ -33,6 +33,14 @@ export interface Corrected {
   readonly fixes: readonly SpellingFix[];
 }
 
+/**
+ * A prompt in which more than this share of the words of three letters or more are strange (unknown,
+ * and not one edit from a known word) is taken for another language and read as typed. Typos are one edit
+ * from the word meant, so "depoly the login funtion again" has none; a French, Spanish, German or
+ * Indonesian sentence has many.
+ */
+export const MAX_STRANGE_SHARE = 1 / 3;
+
 /** Letters tried in place of, or beside, each letter of an unknown word. */
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz';
 
@@ -56,7 +64,7 @@ export class SpellingCorrector {
   /** The known word one edit from `word`, the most preferred; undefined when it is known, a name or an acronym, or none is near. */
   suggest(word: string): string | undefined {
     const w = word.toLowerCase();
-    if (w.length < MIN_TYPO_LENGTH || !/^[a-z]+$/.test(w) || !/[aeiouy]/.test(w) || this.known.has(w) || this.preference(w) !== undefined) return undefined;
+    if (w.length < MIN_TYPO_LENGTH || !/^[a-z]+$/.test(w) || !/[aeiouy]/.test(w) || this.isKnown(w)) return undefined;
     let best: string | undefined;
     let bestPreference = Infinity;
     for (const c of editsOf(w)) {
@@ -66,11 +74,23 @@ export class SpellingCorrector {
     return best;
   }
 
-  /** The text with its typos fixed, and what was fixed. */
+  /** Whether a lowercase word is known: the catalogue's, the dictionary's, or left as typed. */
+  private isKnown(w: string): boolean {
+    return this.known.has(w) || this.preference(w) !== undefined;
+  }
+
+  /**
+   * The text with its typos fixed, and what was fixed. A prompt that is mostly not English ("Quel temps
+   * fera-t-il demain ?") is left as typed: its words are not typos, and "demain" is not "domain".
+   */
   correct(text: string): Corrected {
     const fixes: SpellingFix[] = [];
+    const words = [...text.matchAll(/[\p{L}\p{N}]+/gu)].filter((m) => [...m[0]].length >= 3 && isPlainWord(text, m[0], m.index));
+    // Typos are one edit from a known word; another language's words mostly are not.
+    const strange = words.filter((m) => !this.isKnown(m[0].toLowerCase()) && this.suggest(m[0]) === undefined).length;
+    if (words.length > 0 && strange / words.length > MAX_STRANGE_SHARE) return { text, fixes };
     const out = text.replace(/[\p{L}\p{N}]+/gu, (word, offset: number) => {
-      if (/^\p{Lu}/u.test(word) && !startsSentence(text, offset)) return word;
+      if (!isPlainWord(text, word, offset)) return word;
       const to = this.suggest(word);
       if (!to) return word;
       fixes.push({ from: word, to });
@@ -78,6 +98,16 @@ export class SpellingCorrector {
     });
     return { text: out, fixes };
   }
+}
+
+/**
+ * Whether a word is one to read for typos: not part of an address, path, file name, id or email (a
+ * neighbouring `. / \ @ _ : #`), no digits, and not a capitalised word inside a sentence (a name).
+ */
+function isPlainWord(text: string, word: string, offset: number): boolean {
+  if (/\p{N}/u.test(word)) return false;
+  if (/[./\\@_:#]/.test(text[offset - 1] ?? '') || /[./\\@_:#]\w/.test(text.slice(offset + word.length, offset + word.length + 2))) return false;
+  return !(/^\p{Lu}/u.test(word) && !startsSentence(text, offset));
 }
 
 /** Every string one edit from `word`: a letter removed, swapped with the next, changed, or added. */

@@ -49,6 +49,20 @@ describe('spelling tolerance', () => {
     assert.deepEqual(fixes, []);
   });
 
+  it('reads a prompt in another language as typed: its words are not typos', () => {
+    for (const text of ['Quel temps fera-t-il demain à Paris ? Merci de répondre vite', '¿Cuál es el tiempo en Madrid mañana? Necesito saberlo para el viaje', 'Apakah produk dengan ID 12345XYZ masih tersedia dalam ukuran M dan warna merah?']) {
+      assert.deepEqual(speller.correct(text).fixes, [], text);
+    }
+    // Alone, "demain" would be read as "domain": the sentence around it says French.
+    assert.equal(speller.suggest('demain'), 'domain');
+    // An English prompt with two typos in four words is still English.
+    assert.equal(speller.correct('depoly the login funtion again').text, 'deploy the login function again');
+  });
+
+  it('leaves addresses, paths, file names and emails as typed', () => {
+    assert.deepEqual(speller.correct('is https://frendly.example/holdiays up? mail holdiays@ordres.dev about ~/ordres/holdiays.md').fixes, []);
+  });
+
   it('corrects a capitalised word at the start of a sentence, and reports every fix', () => {
     const { text, fixes } = speller.correct('Thrusday: show the ordres. Hirng news?');
     assert.equal(text, 'thursday: show the orders. hiring news?');
