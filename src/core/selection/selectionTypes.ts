@@ -1,4 +1,5 @@
 import { CHARS_PER_TOKEN } from '../util/tokens';
+import type { SpellingFix } from './spelling';
 /**
  * What selection works on and what it returns. A {@link Selection} carries the whole story: every chosen
  * tool with its scores, the stages that chose it and a one-line reason, and every tool left out and why.
@@ -82,7 +83,7 @@ export interface Selection {
   /** chars / 4 of the tools' definitions (name, description, schema), the usual rough token estimate. */
   readonly tokens: { readonly selected: number; readonly catalogue: number };
   /** Words of the prompt read as another because they looked like typos ("hirng" as "hiring"); absent when none. */
-  readonly readAs?: ReadonlyArray<{ readonly from: string; readonly to: string }>;
+  readonly readAs?: readonly SpellingFix[];
   readonly issues: readonly string[];
 }
 

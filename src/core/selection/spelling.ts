@@ -11,7 +11,8 @@
  * - the embedding model's own vocabulary: known (the model reads it as written), never suggested, since
  *   much of it is word pieces ("abou", "wrapp") and product names.
  * Left as written: words shorter than MIN_TYPO_LENGTH, words with digits or other scripts, words without
- * a vowel (acronyms: "gdpr", "tbsp"), and capitalised words inside a sentence (names: "Kato", "Lena").
+ * a vowel (acronyms: "gdpr", "tbsp"), capitalised words inside a sentence (names: "Kato", "Lena"), parts
+ * of addresses, paths and emails, and whole prompts in another language (MAX_STRANGE_SHARE).
  * Pure: no I/O, no vscode.
  */
 
@@ -84,19 +85,24 @@ export class SpellingCorrector {
    * fera-t-il demain ?") is left as typed: its words are not typos, and "demain" is not "domain".
    */
   correct(text: string): Corrected {
-    const fixes: SpellingFix[] = [];
-    const words = [...text.matchAll(/[\p{L}\p{N}]+/gu)].filter((m) => [...m[0]].length >= 3 && isPlainWord(text, m[0], m.index));
+    // Each plain word's suggestion, worked out once: it serves both the language check and the fixes.
+    const words = [...text.matchAll(/[\p{L}\p{N}]+/gu)]
+      .filter((m) => isPlainWord(text, m[0], m.index))
+      .map((m) => ({ word: m[0], offset: m.index, to: this.suggest(m[0]) }));
     // Typos are one edit from a known word; another language's words mostly are not.
-    const strange = words.filter((m) => !this.isKnown(m[0].toLowerCase()) && this.suggest(m[0]) === undefined).length;
-    if (words.length > 0 && strange / words.length > MAX_STRANGE_SHARE) return { text, fixes };
-    const out = text.replace(/[\p{L}\p{N}]+/gu, (word, offset: number) => {
-      if (!isPlainWord(text, word, offset)) return word;
-      const to = this.suggest(word);
-      if (!to) return word;
+    const longer = words.filter((w) => [...w.word].length >= 3);
+    const strange = longer.filter((w) => w.to === undefined && !this.isKnown(w.word.toLowerCase())).length;
+    if (longer.length > 0 && strange / longer.length > MAX_STRANGE_SHARE) return { text, fixes: [] };
+    const fixes: SpellingFix[] = [];
+    let out = '';
+    let at = 0;
+    for (const { word, offset, to } of words) {
+      if (to === undefined) continue;
+      out += text.slice(at, offset) + to;
+      at = offset + word.length;
       fixes.push({ from: word, to });
-      return to;
-    });
-    return { text: out, fixes };
+    }
+    return { text: out + text.slice(at), fixes };
   }
 }
 
