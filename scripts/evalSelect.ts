@@ -86,7 +86,7 @@ interface Row {
 }
 
 /** Depths the coverage curve is drawn at (share of the drop from the best score to the cap-th). */
-const CURVE_DEPTHS = [0.5, 0.6, 0.7, 0.75, 0.8, 0.82, 0.85, 0.9, 1];
+const CURVE_DEPTHS = [0.5, 0.6, 0.7, 0.75, 0.8, 0.81, 0.82, 0.85, 0.9, 1];
 const CURVE_MIN_TOOLS = [3, 5];
 
 interface RouterRun {

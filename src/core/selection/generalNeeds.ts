@@ -64,7 +64,7 @@ export function promptFeatures(prompt: string): PromptFeature[] {
   const out = new Map<string, PromptFeature>();
   for (const shape of SHAPES) {
     const m = shape.pattern.exec(prompt);
-    if (m) out.set(shape.name, { name: shape.name, surface: m[0].trim() });
+    if (m) out.set(shape.name, { name: shape.name, surface: wholeNumbers(prompt, m.index, m.index + m[0].length).trim() });
   }
   const words = splitIdentifiers(prompt).toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   for (const word of words) {
@@ -75,6 +75,17 @@ export function promptFeatures(prompt: string): PromptFeature[] {
     }
   }
   return [...out.values()];
+}
+
+/**
+ * The text from `start` to `end`, widened over the digits of a number it cuts: the shapes match a digit or
+ * two ("3 * 3" of "443 * 349", "8%" of "18%"), and a reason should quote the number the user wrote.
+ */
+function wholeNumbers(text: string, start: number, end: number): string {
+  const partOfNumber = (at: number): boolean => /\d/.test(text[at] ?? '') || (/[.,]/.test(text[at] ?? '') && /\d/.test(text[at - 1] ?? '') && /\d/.test(text[at + 1] ?? ''));
+  if (/\d/.test(text[start] ?? '')) while (start > 0 && partOfNumber(start - 1)) start--;
+  if (/\d/.test(text[end - 1] ?? '')) while (end < text.length && partOfNumber(end)) end++;
+  return text.slice(start, end);
 }
 
 /**

@@ -37,6 +37,15 @@ describe('unnamed needs: features', () => {
     assert.ok(!names('list my open pull requests').some((n) => n.startsWith('#')), 'no shape in a plain request');
   });
 
+  it('quotes the whole number a shape cuts, not the digit or two its pattern needs', () => {
+    const surface = (p: string, name: string): string | undefined => promptFeatures(p).find((f) => f.name === name)?.surface;
+    assert.equal(surface('compute 443 * 349 for me', '#arithmetic'), '443 * 349');
+    assert.equal(surface("what's 18% of that bill", '#percent'), '18%');
+    assert.equal(surface('split the bill of $1,184.50 six ways', '#money'), '$1,184.50');
+    assert.equal(surface('square root of 2209.', '#number'), '2209', 'a full stop after the number is not part of it');
+    assert.equal(surface('put it in ~/notes/week.md', '#path'), '~/notes/week.md', 'shapes that are not numbers are unchanged');
+  });
+
   it('keeps the words as the lexical ranker stems them, with the word the user wrote for the reason', () => {
     const f = promptFeatures('Saving the report').find((x) => x.name === `w:${lexicalTerms('saving')[0]}`);
     assert.equal(f?.surface, 'saving');
