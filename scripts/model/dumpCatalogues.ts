@@ -7,6 +7,9 @@
  * server-everything, server-memory and server-filesystem come from node_modules; the Notion server is
  * not a dependency and is fetched with `npx -y @notionhq/notion-mcp-server@VERSION` (it lists its tools
  * without a token); so is @playwright/mcp (it lists its tools without starting a browser).
+ *
+ * The probe servers (catalogueSources/probeServers.ts) go to test/fixtures/catalogues/probe/NAME.json
+ * instead: they are never trained on, only measured by `npm run eval:needs`.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,9 +19,13 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { REPO_ROOT } from './dataSets';
 import { GENERAL_SOURCES } from './catalogueSources/generalServers';
 import { NON_ENGLISH_SOURCES } from './catalogueSources/nonEnglishServers';
+import { PROBE_SOURCES } from './catalogueSources/probeServers';
 import type { CatalogueSource } from './catalogueSources/sourceTypes';
 
 const OUT_DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'catalogues');
+/** Probe catalogues are kept apart so that nothing that reads OUT_DIR trains on them. */
+const PROBE_DIR = path.join(OUT_DIR, 'probe');
+const outputFile = (name: string): string => path.join(name in PROBE_SOURCES ? PROBE_DIR : OUT_DIR, `${name}.json`);
 const modulePath = (pkg: string): string => path.join(REPO_ROOT, 'node_modules', pkg, 'dist', 'index.js');
 
 /** Pinned so that a refresh is a deliberate change: the fixture is compared with the model's rankings. */
@@ -33,10 +40,12 @@ const SOURCES: Record<string, CatalogueSource> = {
   notion: { command: 'npx', args: ['-y', `@notionhq/notion-mcp-server@${NOTION_SERVER_VERSION}`], producedWith: `npx -y @notionhq/notion-mcp-server@${NOTION_SERVER_VERSION} (MIT), stdio, no token (tools/list needs none)` },
   ...GENERAL_SOURCES,
   ...NON_ENGLISH_SOURCES,
+  ...PROBE_SOURCES,
 };
 
 function packageVersion(source: CatalogueSource): string | undefined {
-  const pinned = /@(\d+\.\d+\.\d+)$/.exec(source.args[source.args.length - 1] ?? '');
+  // The pinned package is the last argument, or the last one before the server's own options.
+  const pinned = [...source.args].reverse().map((arg) => /@(\d+\.\d+\.\d+)$/.exec(arg)).find((m) => m !== null);
   if (pinned) return pinned[1];
   const entry = source.args[0];
   if (!entry || !entry.includes('node_modules')) return undefined;
@@ -58,7 +67,8 @@ async function dump(name: string, source: CatalogueSource): Promise<void> {
       cursor = page.nextCursor;
     } while (cursor);
     const server = client.getServerVersion();
-    const file = path.join(OUT_DIR, `${name}.json`);
+    const file = outputFile(name);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
     const note = `Produced by scripts/model/dumpCatalogues.ts from ${source.producedWith}; re-run it to refresh.`;
     fs.writeFileSync(file, `${JSON.stringify({ server: name, serverInfo: server ?? null, packageVersion: packageVersion(source) ?? null, note, tools }, null, 2)}\n`);
     process.stdout.write(`${name}: ${tools.length} tools → ${path.relative(REPO_ROOT, file)}\n`);

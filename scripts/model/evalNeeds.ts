@@ -10,19 +10,92 @@
  *   - false alarms: the share of prompts not needing it that the model says need it;
  *   - AUC: the chance that a prompt needing the kind scores above one that does not.
  * Both prompt models are measured side by side: words and shapes alone (used with any embedder) and with the
- * bundled model's vector (used with the bundled model). The last line is JSON:
- * {"needs_dev": {"prompts": n, "recall": r, "false_alarms": f, "auc": a, "words_only": {...}, "kinds": {...}}}.
+ * bundled model's vector (used with the bundled model).
+ *
+ * The tool model is measured on the probe catalogues (test/fixtures/catalogues/probe, labelled in
+ * data/needs/probe-tools.json): real servers it never learnt from. Per kind, at the selector's tool threshold
+ * (DEFAULT_GENERAL_TOOL_MIN): recall over the tools labelled with the kind, false alarms over the others,
+ * and, per server offering the kind, whether the tool the model rates highest for it is one of that kind
+ * (that tool is the one a need always sends).
+ *
+ * The last line is JSON: {"needs_dev": {"prompts": n, "recall": r, "false_alarms": f, "auc": a,
+ * "words_only": {...}, "kinds": {...}}, "tool_probe": {"servers": n, "tools": n, "recall": r,
+ * "false_alarms": f, "best_is_right": b, "kinds": {...}}}.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { GeneralNeeds, GENERAL_KINDS, type GeneralKind, type GeneralNeedsFile } from '../../src/core/selection/generalNeeds';
-import { DEFAULT_GENERAL_NEED_MIN } from '../../src/core/selection/toolSelector';
+import { DEFAULT_GENERAL_NEED_MIN, DEFAULT_GENERAL_TOOL_MIN } from '../../src/core/selection/toolSelector';
 import { OnnxEmbedder } from '../../src/core/embedding/onnxEmbedder';
 import { readNeedsPrompts, type NeedsPrompt } from '../data/needsPrompts';
 import { NEEDS_FILE } from './trainNeeds';
 import { REPO_ROOT } from './dataSets';
 
 const MODEL_DIR = path.join(REPO_ROOT, 'media', 'model');
+const PROBE_DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'catalogues', 'probe');
+const PROBE_LABELS = path.join(REPO_ROOT, 'data', 'needs', 'probe-tools.json');
+
+interface ProbeKind {
+  readonly tools: number;
+  readonly recall: number;
+  readonly falseAlarms: number;
+  /** Servers offering the kind, and how many of them have a tool of the kind as their highest-rated one. */
+  readonly servers: number;
+  readonly bestIsRight: number;
+}
+
+/** The tool model on the probe catalogues; undefined when they are absent. */
+function probeToolModel(needs: GeneralNeeds, show: boolean): { servers: number; tools: number; recall: number; falseAlarms: number; bestIsRight: number; kinds: Record<string, ProbeKind> } | undefined {
+  if (!fs.existsSync(PROBE_DIR) || !fs.existsSync(PROBE_LABELS)) return undefined;
+  const labels = JSON.parse(fs.readFileSync(PROBE_LABELS, 'utf8')) as Record<string, string>;
+  const rows: Array<{ server: string; id: string; kind: string; p: Map<GeneralKind, number> }> = [];
+  for (const file of fs.readdirSync(PROBE_DIR).filter((f) => f.endsWith('.json')).sort()) {
+    const catalogue = JSON.parse(fs.readFileSync(path.join(PROBE_DIR, file), 'utf8')) as { server: string; tools: Array<{ name: string; description?: string; inputSchema?: unknown }> };
+    for (const t of catalogue.tools) {
+      const id = `${catalogue.server}_${t.name}`;
+      const kind = labels[id];
+      if (kind === undefined) throw new Error(`data/needs/probe-tools.json has no label for ${id}; label it with a kind or "none".`);
+      const p = needs.toolProbabilities({ name: id, originalName: t.name, description: t.description ?? '', inputSchema: t.inputSchema ?? {} });
+      rows.push({ server: catalogue.server, id, kind, p: new Map(needs.kinds.map((k, i) => [k, p[i]!])) });
+    }
+  }
+  const kinds: Record<string, ProbeKind> = {};
+  for (const kind of GENERAL_KINDS) {
+    const pos = rows.filter((r) => r.kind === kind);
+    if (pos.length === 0) continue;
+    const neg = rows.filter((r) => r.kind !== kind);
+    const servers = [...new Set(pos.map((r) => r.server))];
+    const right = servers.filter((server) => {
+      const own = rows.filter((r) => r.server === server).sort((a, b) => b.p.get(kind)! - a.p.get(kind)!);
+      return own[0]!.kind === kind && own[0]!.p.get(kind)! >= DEFAULT_GENERAL_TOOL_MIN;
+    });
+    kinds[kind] = {
+      tools: pos.length,
+      recall: round(pos.filter((r) => r.p.get(kind)! >= DEFAULT_GENERAL_TOOL_MIN).length / pos.length),
+      falseAlarms: round(neg.filter((r) => r.p.get(kind)! >= DEFAULT_GENERAL_TOOL_MIN).length / Math.max(1, neg.length)),
+      servers: servers.length,
+      bestIsRight: right.length,
+    };
+  }
+  if (show) {
+    for (const r of rows) {
+      const said = [...r.p].filter(([, x]) => x >= DEFAULT_GENERAL_TOOL_MIN).map(([k]) => k);
+      const labelled = r.kind === 'none' ? [] : [r.kind];
+      if (said.join() !== labelled.join()) console.log(`  probe ${r.id}: labelled [${labelled.join(', ')}] model [${said.map((k) => `${k} ${r.p.get(k)!.toFixed(2)}`).join(', ')}]`);
+    }
+  }
+  const list = Object.values(kinds);
+  const mean = (f: (k: ProbeKind) => number): number => Math.round((list.reduce((s, k) => s + f(k), 0) / list.length) * 10) / 10;
+  const serverKinds = list.reduce((s, k) => s + k.servers, 0);
+  return {
+    servers: new Set(rows.map((r) => r.server)).size,
+    tools: rows.length,
+    recall: mean((k) => k.recall),
+    falseAlarms: mean((k) => k.falseAlarms),
+    bestIsRight: round(list.reduce((s, k) => s + k.bestIsRight, 0) / Math.max(1, serverKinds)),
+    kinds,
+  };
+}
 
 interface KindFigures {
   readonly positives: number;
@@ -93,7 +166,15 @@ async function main(): Promise<void> {
       if (missed.length || extra.length) console.log(`  ${p.where}: missed [${missed.join(', ')}] extra [${extra.join(', ')}] ${p.query}`);
     });
   }
-  console.log(JSON.stringify({ needs_dev: { prompts: prompts.length, recall: full.recall, false_alarms: full.falseAlarms, auc: full.auc, words_only: { recall: words.recall, false_alarms: words.falseAlarms, auc: words.auc }, kinds: full.kinds } }));
+  const probe = probeToolModel(needs, argv.includes('--show-misses'));
+  if (probe) {
+    console.log(`\ntool model on ${probe.servers} probe catalogues (${probe.tools} tools, never trained on); a tool counts as of a kind at p ≥ ${DEFAULT_GENERAL_TOOL_MIN}`);
+    console.log('kind               tools  recall  false alarms  servers  best is of the kind');
+    for (const [kind, k] of Object.entries(probe.kinds)) console.log(`${kind.padEnd(18)} ${String(k.tools).padStart(5)}  ${k.recall.toFixed(1).padStart(6)}  ${k.falseAlarms.toFixed(1).padStart(12)}  ${String(k.servers).padStart(7)}  ${String(k.bestIsRight).padStart(19)}`);
+    console.log(`${'mean'.padEnd(18)} ${''.padStart(5)}  ${probe.recall.toFixed(1).padStart(6)}  ${probe.falseAlarms.toFixed(1).padStart(12)}  best is of the kind for ${probe.bestIsRight}% of server kinds`);
+  }
+  const toolProbe = probe ? { tool_probe: { servers: probe.servers, tools: probe.tools, recall: probe.recall, false_alarms: probe.falseAlarms, best_is_right: probe.bestIsRight, kinds: probe.kinds } } : {};
+  console.log(JSON.stringify({ needs_dev: { prompts: prompts.length, recall: full.recall, false_alarms: full.falseAlarms, auc: full.auc, words_only: { recall: words.recall, false_alarms: words.falseAlarms, auc: words.auc }, kinds: full.kinds }, ...toolProbe }));
 }
 
 main().catch((err: unknown) => {
