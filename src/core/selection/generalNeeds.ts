@@ -54,6 +54,8 @@ const SHAPES: ReadonlyArray<{ readonly name: string; readonly pattern: RegExp; r
   { name: '#arithmetic', pattern: /\d\s*[+\-*/×÷^]\s*\d/, says: 'has arithmetic' },
   { name: '#clock', pattern: /\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b/i, says: 'has a time of day' },
   { name: '#date', pattern: /\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\/\d{1,2}(?:\/\d{2,4})?\b/, says: 'has a date' },
+  // A year makes a date absolute ("friday 13 march 2026"), which needs no clock; a relative one does.
+  { name: '#year', pattern: /\b(?:19|20)\d{2}\b/, says: 'has a year' },
   { name: '#number', pattern: /\d/, says: 'has numbers' },
 ];
 

@@ -34,6 +34,8 @@ describe('unnamed needs: features', () => {
     assert.ok(names('compare prices on bestbuy.com').includes('#site'));
     assert.ok(names("what's 18% of that bill").includes('#percent'));
     assert.ok(names('split $120 three ways').includes('#money'));
+    assert.ok(names('move the review to friday 13 march 2026').includes('#year'), 'a year makes a date absolute');
+    assert.ok(!names('move the review to friday').includes('#year'));
     assert.ok(!names('list my open pull requests').some((n) => n.startsWith('#')), 'no shape in a plain request');
   });
 
