@@ -18,9 +18,13 @@
  * and, per server offering the kind, whether the tool the model rates highest for it is one of that kind
  * (that tool is the one a need always sends).
  *
+ * It also measures the tool model on held-out team-written tools described in Chinese or Japanese
+ * (data/needs/probe-tools-zh.jsonl), which no real server here offers.
+ *
  * The last line is JSON: {"needs_dev": {"prompts": n, "recall": r, "false_alarms": f, "auc": a,
  * "words_only": {...}, "kinds": {...}}, "tool_probe": {"servers": n, "tools": n, "recall": r,
- * "false_alarms": f, "best_is_right": b, "kinds": {...}}}.
+ * "false_alarms": f, "best_is_right": b, "kinds": {...}}, "tool_written_zh": {"tools": n, "recall": r,
+ * "false_alarms": f}}.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -34,6 +38,7 @@ import { REPO_ROOT } from './dataSets';
 const MODEL_DIR = path.join(REPO_ROOT, 'media', 'model');
 const PROBE_DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'catalogues', 'probe');
 const PROBE_LABELS = path.join(REPO_ROOT, 'data', 'needs', 'probe-tools.json');
+const PROBE_WRITTEN = path.join(REPO_ROOT, 'data', 'needs', 'probe-tools-zh.jsonl');
 
 interface ProbeKind {
   readonly tools: number;
@@ -44,21 +49,56 @@ interface ProbeKind {
   readonly bestIsRight: number;
 }
 
-/** The tool model on the probe catalogues; undefined when they are absent. */
-function probeToolModel(needs: GeneralNeeds, show: boolean): { servers: number; tools: number; recall: number; falseAlarms: number; bestIsRight: number; kinds: Record<string, ProbeKind> } | undefined {
-  if (!fs.existsSync(PROBE_DIR) || !fs.existsSync(PROBE_LABELS)) return undefined;
+interface ProbeRow {
+  /** The catalogue the tool came from; one per tool for written tools, which belong to no server. */
+  readonly server: string;
+  readonly id: string;
+  readonly kind: string;
+  readonly p: Map<GeneralKind, number>;
+}
+
+/** Each kind's probability for a tool, by kind. */
+function rated(needs: GeneralNeeds, tool: Parameters<GeneralNeeds['toolProbabilities']>[0]): Map<GeneralKind, number> {
+  const p = needs.toolProbabilities(tool);
+  return new Map(needs.kinds.map((k, i) => [k, p[i]!]));
+}
+
+/** The probe catalogues' tools with their labels; empty when they are absent. */
+function probeCatalogueRows(needs: GeneralNeeds): ProbeRow[] {
+  if (!fs.existsSync(PROBE_DIR) || !fs.existsSync(PROBE_LABELS)) return [];
   const labels = JSON.parse(fs.readFileSync(PROBE_LABELS, 'utf8')) as Record<string, string>;
-  const rows: Array<{ server: string; id: string; kind: string; p: Map<GeneralKind, number> }> = [];
+  const rows: ProbeRow[] = [];
   for (const file of fs.readdirSync(PROBE_DIR).filter((f) => f.endsWith('.json')).sort()) {
     const catalogue = JSON.parse(fs.readFileSync(path.join(PROBE_DIR, file), 'utf8')) as { server: string; tools: Array<{ name: string; description?: string; inputSchema?: unknown }> };
     for (const t of catalogue.tools) {
       const id = `${catalogue.server}_${t.name}`;
       const kind = labels[id];
       if (kind === undefined) throw new Error(`data/needs/probe-tools.json has no label for ${id}; label it with a kind or "none".`);
-      const p = needs.toolProbabilities({ name: id, originalName: t.name, description: t.description ?? '', inputSchema: t.inputSchema ?? {} });
-      rows.push({ server: catalogue.server, id, kind, p: new Map(needs.kinds.map((k, i) => [k, p[i]!])) });
+      rows.push({ server: catalogue.server, id, kind, p: rated(needs, { name: id, originalName: t.name, description: t.description ?? '', inputSchema: t.inputSchema ?? {} }) });
     }
   }
+  return rows;
+}
+
+/** The held-out team-written tools described in Chinese or Japanese (data/needs/probe-tools-zh.jsonl); empty when absent. */
+function writtenProbeRows(needs: GeneralNeeds): ProbeRow[] {
+  if (!fs.existsSync(PROBE_WRITTEN)) return [];
+  return fs.readFileSync(PROBE_WRITTEN, 'utf8').split('\n').filter((line) => line.trim()).map((line) => {
+    const t = JSON.parse(line) as { id: string; name: string; description: string; parameters?: string[]; kind: string };
+    const properties = Object.fromEntries((t.parameters ?? []).map((param) => {
+      const [name, type] = param.split(':');
+      return [name ?? param, type ? { type } : {}];
+    }));
+    return { server: t.id, id: t.id, kind: t.kind, p: rated(needs, { name: t.name, description: t.description, inputSchema: { type: 'object', properties } }) };
+  });
+}
+
+/**
+ * The tool model's figures over labelled tools: per kind, recall and false alarms at the tool threshold and,
+ * per server offering the kind, whether its highest-rated tool for the kind is one of that kind.
+ */
+function toolModelFigures(rows: readonly ProbeRow[], show: string | undefined): { servers: number; tools: number; recall: number; falseAlarms: number; bestIsRight: number; kinds: Record<string, ProbeKind> } | undefined {
+  if (rows.length === 0) return undefined;
   const kinds: Record<string, ProbeKind> = {};
   for (const kind of GENERAL_KINDS) {
     const pos = rows.filter((r) => r.kind === kind);
@@ -77,11 +117,11 @@ function probeToolModel(needs: GeneralNeeds, show: boolean): { servers: number; 
       bestIsRight: right.length,
     };
   }
-  if (show) {
+  if (show !== undefined) {
     for (const r of rows) {
       const said = [...r.p].filter(([, x]) => x >= DEFAULT_GENERAL_TOOL_MIN).map(([k]) => k);
       const labelled = r.kind === 'none' ? [] : [r.kind];
-      if (said.join() !== labelled.join()) console.log(`  probe ${r.id}: labelled [${labelled.join(', ')}] model [${said.map((k) => `${k} ${r.p.get(k)!.toFixed(2)}`).join(', ')}]`);
+      if (said.join() !== labelled.join()) console.log(`  ${show} ${r.id}: labelled [${labelled.join(', ')}] model [${said.map((k) => `${k} ${r.p.get(k)!.toFixed(2)}`).join(', ')}]`);
     }
   }
   const list = Object.values(kinds);
@@ -166,15 +206,24 @@ async function main(): Promise<void> {
       if (missed.length || extra.length) console.log(`  ${p.where}: missed [${missed.join(', ')}] extra [${extra.join(', ')}] ${p.query}`);
     });
   }
-  const probe = probeToolModel(needs, argv.includes('--show-misses'));
+  const show = argv.includes('--show-misses');
+  const probe = toolModelFigures(probeCatalogueRows(needs), show ? 'probe' : undefined);
   if (probe) {
     console.log(`\ntool model on ${probe.servers} probe catalogues (${probe.tools} tools, never trained on); a tool counts as of a kind at p ≥ ${DEFAULT_GENERAL_TOOL_MIN}`);
     console.log('kind               tools  recall  false alarms  servers  best is of the kind');
     for (const [kind, k] of Object.entries(probe.kinds)) console.log(`${kind.padEnd(18)} ${String(k.tools).padStart(5)}  ${k.recall.toFixed(1).padStart(6)}  ${k.falseAlarms.toFixed(1).padStart(12)}  ${String(k.servers).padStart(7)}  ${String(k.bestIsRight).padStart(19)}`);
     console.log(`${'mean'.padEnd(18)} ${''.padStart(5)}  ${probe.recall.toFixed(1).padStart(6)}  ${probe.falseAlarms.toFixed(1).padStart(12)}  best is of the kind for ${probe.bestIsRight}% of server kinds`);
   }
+  const written = toolModelFigures(writtenProbeRows(needs), show ? 'written' : undefined);
+  if (written) {
+    console.log(`\ntool model on ${written.tools} held-out team-written tools described in Chinese or Japanese (data/needs/probe-tools-zh.jsonl)`);
+    console.log('kind               tools  recall  false alarms');
+    for (const [kind, k] of Object.entries(written.kinds)) console.log(`${kind.padEnd(18)} ${String(k.tools).padStart(5)}  ${k.recall.toFixed(1).padStart(6)}  ${k.falseAlarms.toFixed(1).padStart(12)}`);
+    console.log(`${'mean'.padEnd(18)} ${''.padStart(5)}  ${written.recall.toFixed(1).padStart(6)}  ${written.falseAlarms.toFixed(1).padStart(12)}`);
+  }
   const toolProbe = probe ? { tool_probe: { servers: probe.servers, tools: probe.tools, recall: probe.recall, false_alarms: probe.falseAlarms, best_is_right: probe.bestIsRight, kinds: probe.kinds } } : {};
-  console.log(JSON.stringify({ needs_dev: { prompts: prompts.length, recall: full.recall, false_alarms: full.falseAlarms, auc: full.auc, words_only: { recall: words.recall, false_alarms: words.falseAlarms, auc: words.auc }, kinds: full.kinds }, ...toolProbe }));
+  const writtenProbe = written ? { tool_written_zh: { tools: written.tools, recall: written.recall, false_alarms: written.falseAlarms } } : {};
+  console.log(JSON.stringify({ needs_dev: { prompts: prompts.length, recall: full.recall, false_alarms: full.falseAlarms, auc: full.auc, words_only: { recall: words.recall, false_alarms: words.falseAlarms, auc: words.auc }, kinds: full.kinds }, ...toolProbe, ...writtenProbe }));
 }
 
 main().catch((err: unknown) => {
