@@ -32,7 +32,7 @@ import { GeneralNeeds, GENERAL_KINDS, type GeneralKind, type GeneralNeedsFile } 
 import { DEFAULT_GENERAL_NEED_MIN, DEFAULT_GENERAL_TOOL_MIN } from '../../src/core/selection/toolSelector';
 import { OnnxEmbedder } from '../../src/core/embedding/onnxEmbedder';
 import { readNeedsPrompts, type NeedsPrompt } from '../data/needsPrompts';
-import { NEEDS_FILE } from './trainNeeds';
+import { NEEDS_FILE, schemaOfParameters } from './trainNeeds';
 import { REPO_ROOT } from './dataSets';
 
 const MODEL_DIR = path.join(REPO_ROOT, 'media', 'model');
@@ -85,11 +85,7 @@ function writtenProbeRows(needs: GeneralNeeds): ProbeRow[] {
   if (!fs.existsSync(PROBE_WRITTEN)) return [];
   return fs.readFileSync(PROBE_WRITTEN, 'utf8').split('\n').filter((line) => line.trim()).map((line) => {
     const t = JSON.parse(line) as { id: string; name: string; description: string; parameters?: string[]; kind: string };
-    const properties = Object.fromEntries((t.parameters ?? []).map((param) => {
-      const [name, type] = param.split(':');
-      return [name ?? param, type ? { type } : {}];
-    }));
-    return { server: t.id, id: t.id, kind: t.kind, p: rated(needs, { name: t.name, description: t.description, inputSchema: { type: 'object', properties } }) };
+    return { server: t.id, id: t.id, kind: t.kind, p: rated(needs, { name: t.name, description: t.description, inputSchema: schemaOfParameters(t.parameters) }) };
   });
 }
 

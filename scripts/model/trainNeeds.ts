@@ -98,6 +98,15 @@ function trainSplitLabels(): Map<string, GeneralKind> {
   return new Map(readKindLabels().filter((l) => split.get(serverOfId(l.tool)) === 'train').map((l) => [l.tool, l.kind]));
 }
 
+/** The input schema a labelled tool's `parameters` (["name:type", …]) stand for. */
+export function schemaOfParameters(parameters: readonly string[] | undefined): { type: 'object'; properties: Record<string, { type?: string }> } {
+  const properties = Object.fromEntries((parameters ?? []).map((p) => {
+    const [name, type] = p.split(':');
+    return [name ?? p, type ? { type } : {}];
+  }));
+  return { type: 'object', properties };
+}
+
 /** Every labelled tool in data/general (real tools labelled by the team, and tools the team wrote). */
 function labelledTools(): LabelledTool[] {
   const dir = path.join(REPO_ROOT, 'data', 'general');
@@ -111,11 +120,7 @@ function toolExamples(): Example[] {
     out.push({ features: [...features.keys()], values: [...features.values()], kinds: new Set(kind && isGeneralKind(kind) ? [kind] : []) });
   };
   for (const t of labelledTools()) {
-    const properties = Object.fromEntries((t.parameters ?? []).map((p) => {
-      const [name, type] = p.split(':');
-      return [name ?? p, type ? { type } : {}];
-    }));
-    push(toolFeatures({ name: t.name, description: t.description, inputSchema: { type: 'object', properties } }), t.kind);
+    push(toolFeatures({ name: t.name, description: t.description, inputSchema: schemaOfParameters(t.parameters) }), t.kind);
   }
   const split = new Map(CATALOGUES.map((c) => [c.server, c.split]));
   const labels = trainSplitLabels();
