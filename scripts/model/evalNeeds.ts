@@ -33,6 +33,7 @@ import { DEFAULT_GENERAL_NEED_MIN, DEFAULT_GENERAL_TOOL_MIN } from '../../src/co
 import { OnnxEmbedder } from '../../src/core/embedding/onnxEmbedder';
 import { readNeedsPrompts, type NeedsPrompt } from '../data/needsPrompts';
 import { NEEDS_FILE, schemaOfParameters } from './trainNeeds';
+import { readJsonl } from '../../src/core/evaluation/retrievalData';
 import { REPO_ROOT } from './dataSets';
 
 const MODEL_DIR = path.join(REPO_ROOT, 'media', 'model');
@@ -83,10 +84,12 @@ function probeCatalogueRows(needs: GeneralNeeds): ProbeRow[] {
 /** The held-out team-written tools described in Chinese or Japanese (data/needs/probe-tools-zh.jsonl); empty when absent. */
 function writtenProbeRows(needs: GeneralNeeds): ProbeRow[] {
   if (!fs.existsSync(PROBE_WRITTEN)) return [];
-  return fs.readFileSync(PROBE_WRITTEN, 'utf8').split('\n').filter((line) => line.trim()).map((line) => {
-    const t = JSON.parse(line) as { id: string; name: string; description: string; parameters?: string[]; kind: string };
-    return { server: t.id, id: t.id, kind: t.kind, p: rated(needs, { name: t.name, description: t.description, inputSchema: schemaOfParameters(t.parameters) }) };
-  });
+  return readJsonl<{ id: string; name: string; description: string; parameters?: string[]; kind: string }>(PROBE_WRITTEN).map((t) => ({
+    server: t.id,
+    id: t.id,
+    kind: t.kind,
+    p: rated(needs, { name: t.name, description: t.description, inputSchema: schemaOfParameters(t.parameters) }),
+  }));
 }
 
 /**
@@ -121,7 +124,7 @@ function toolModelFigures(rows: readonly ProbeRow[], show: string | undefined): 
     }
   }
   const list = Object.values(kinds);
-  const mean = (f: (k: ProbeKind) => number): number => Math.round((list.reduce((s, k) => s + f(k), 0) / list.length) * 10) / 10;
+  const mean = (f: (k: ProbeKind) => number): number => meanOf(list, f);
   const serverKinds = list.reduce((s, k) => s + k.servers, 0);
   return {
     servers: new Set(rows.map((r) => r.server)).size,
@@ -138,6 +141,11 @@ interface KindFigures {
   readonly recall: number;
   readonly falseAlarms: number;
   readonly auc: number;
+}
+
+/** The mean of a figure over the kinds, to one decimal. */
+function meanOf<T>(kinds: readonly T[], figure: (k: T) => number): number {
+  return Math.round((kinds.reduce((s, k) => s + figure(k), 0) / kinds.length) * 10) / 10;
 }
 
 const round = (x: number): number => Math.round(x * 1000) / 10;
@@ -165,7 +173,7 @@ function measure(prompts: readonly NeedsPrompt[], probabilities: ReadonlyArray<R
     };
   }
   const rows = Object.values(kinds);
-  const mean = (f: (k: KindFigures) => number): number => Math.round((rows.reduce((s, k) => s + f(k), 0) / rows.length) * 10) / 10;
+  const mean = (f: (k: KindFigures) => number): number => meanOf(rows, f);
   return { kinds, recall: mean((k) => k.recall), falseAlarms: mean((k) => k.falseAlarms), auc: mean((k) => k.auc) };
 }
 

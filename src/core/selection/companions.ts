@@ -63,10 +63,8 @@ export class CompanionIndex {
   /** Whether each tool's name says it makes a new item (create, add…): the item has no id to find yet. */
   private readonly creates: readonly boolean[];
   private readonly isLister: readonly boolean[];
-  /** Each server's listers, by catalogue position. */
+  /** Each server's listers, by catalogue position; none for servers above COMPANION_MAX_SERVER_TOOLS. */
   private readonly listersByServer = new Map<string, number[]>();
-  /** How many tools each server has. */
-  private readonly serverSizes = new Map<string, number>();
 
   constructor(private readonly tools: readonly CompanionTool[]) {
     const words = tools.map((t) => nameWords(t.name, t.server));
@@ -75,7 +73,7 @@ export class CompanionIndex {
     this.creates = words.map((w) => w.some((x) => CREATING_WORDS.has(x)));
     // How many of each server's tools carry each word, to tell resources from shared prefixes.
     const counts = new Map<string, Map<string, number>>();
-    const sizes = this.serverSizes;
+    const sizes = new Map<string, number>();
     tools.forEach((t, i) => {
       sizes.set(t.server, (sizes.get(t.server) ?? 0) + 1);
       const c = counts.get(t.server) ?? new Map<string, number>();
@@ -87,6 +85,8 @@ export class CompanionIndex {
         list.push(i);
       }
     });
+    // A bundle of many APIs gets no companions: without its listers, none of its tools finds one.
+    for (const [server, size] of sizes) if (size > COMPANION_MAX_SERVER_TOOLS) this.listersByServer.delete(server);
     this.resources = tools.map((t, i) => {
       const size = sizes.get(t.server)!;
       const c = counts.get(t.server)!;
@@ -115,7 +115,7 @@ export class CompanionIndex {
     const identified = resourcesWithIds(prompt);
     for (const i of chosen) {
       const own = this.resources[i]!;
-      if (own.size === 0 || (this.serverSizes.get(this.tools[i]!.server) ?? 0) > COMPANION_MAX_SERVER_TOOLS) continue;
+      if (own.size === 0) continue;
       const candidates: Array<{ index: number; size: number; resource: string }> = [];
       for (const j of this.listersByServer.get(this.tools[i]!.server) ?? []) {
         const theirs = this.resources[j]!;
