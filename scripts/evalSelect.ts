@@ -46,6 +46,8 @@ const SELECTION_OVERRIDES: Partial<SelectionOptions> = Object.fromEntries(
 );
 /** --model DIR: measure another model folder in place of the bundled one (for comparing trained variants). */
 const MODEL_OVERRIDE = process.argv.includes('--model') ? path.resolve(process.argv[process.argv.indexOf('--model') + 1] ?? '') : undefined;
+/** --needs FILE: the unnamed-needs models trained for that model (npm run train:needs -- --model DIR --out FILE). */
+const NEEDS_OVERRIDE = process.argv.includes('--needs') ? path.resolve(process.argv[process.argv.indexOf('--needs') + 1] ?? '') : undefined;
 
 interface EvalSet {
   readonly key: string;
@@ -120,7 +122,7 @@ function lexicalRankings(ranker: LexicalRanker, set: EvalSet): string[][] {
 
 async function runRouter(set: EvalSet, run: RouterRun = {}): Promise<Row & { latencyP50: number }> {
   const hints = run.memoryVectors ? new SwitchableUsageHints() : undefined;
-  const engine = await createSelectionEngine({ embeddings: { provider: 'local', model: run.model ?? MODEL_OVERRIDE ?? 'default' }, root: ROOT, selection: { ...SELECTION_OVERRIDES, ...(run.selection ?? {}) }, ...(hints ? { usage: hints } : {}) });
+  const engine = await createSelectionEngine({ embeddings: { provider: 'local', model: run.model ?? MODEL_OVERRIDE ?? 'default' }, root: ROOT, ...(NEEDS_OVERRIDE ? { needsFile: NEEDS_OVERRIDE } : {}), selection: { ...SELECTION_OVERRIDES, ...(run.selection ?? {}) }, ...(hints ? { usage: hints } : {}) });
   if (engine.embedderProblem) throw new Error(`the model did not load: ${engine.embedderProblem}`);
   engine.selector.setCatalogue(catalogueFromData(set.tools));
   await engine.index?.whenReady();

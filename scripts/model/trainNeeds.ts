@@ -2,7 +2,7 @@
  * `npm run train:needs`: trains the two small models behind unnamed needs (src/core/selection/generalNeeds.ts)
  * and writes media/needs/general-needs.json. Deterministic: the same data gives the same file.
  *
- *   npx tsx scripts/model/trainNeeds.ts [--out FILE] [--report]
+ *   npx tsx scripts/model/trainNeeds.ts [--out FILE] [--model DIR] [--set name=value]
  *
  * The tool model learns, from a tool's name, description and schema, whether it is a general-purpose tool
  * of each kind. Its examples: data/general/tools.jsonl (tools of MetaTool, Seal-Tools and OpenAPI operations,
@@ -290,7 +290,9 @@ async function main(): Promise<void> {
     if (!key || !(key in settings) || Number.isNaN(Number(value))) throw new Error(`--set needs name=number with a name from NEEDS_SETTINGS, got "${argv[i + 1]}"`);
     (settings as Record<string, number>)[key] = Number(value);
   });
-  const embedder = await OnnxEmbedder.load(MODEL_DIR);
+  // --model DIR: the vector features of another model folder (a trained variant under evaluation).
+  const modelAt = argv.indexOf('--model');
+  const embedder = await OnnxEmbedder.load(modelAt >= 0 ? path.resolve(argv[modelAt + 1] ?? '') : MODEL_DIR);
   const model = await trainNeeds(settings, embedder);
   await embedder.dispose();
   fs.mkdirSync(path.dirname(out), { recursive: true });

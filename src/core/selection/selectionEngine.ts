@@ -60,8 +60,7 @@ export function loadSpellingWords(root: string, log: (message: string) => void =
 }
 
 /** Loads the unnamed-needs models; a missing or broken file turns the stage off with the reason logged. */
-export function loadGeneralNeeds(root: string, log: (message: string) => void = () => undefined): GeneralNeeds | undefined {
-  const file = path.join(root, GENERAL_NEEDS_FILE);
+export function loadGeneralNeeds(root: string, log: (message: string) => void = () => undefined, file = path.join(root, GENERAL_NEEDS_FILE)): GeneralNeeds | undefined {
   try {
     return new GeneralNeeds(JSON.parse(fs.readFileSync(file, 'utf8')) as GeneralNeedsFile);
   } catch (error) {
@@ -75,6 +74,8 @@ export interface SelectionEngineOptions {
   readonly selection?: Partial<SelectionOptions>;
   /** The extension's (or repository's) root: `default` resolves to `<root>/media/model`. */
   readonly root: string;
+  /** Another unnamed-needs file than the bundled one (evaluation of trained variants). */
+  readonly needsFile?: string;
   /** Folder for the embedding cache; no disk cache without it. */
   readonly cacheFolder?: string;
   readonly log?: (message: string) => void;
@@ -170,7 +171,7 @@ export async function createSelectionEngine(options: SelectionEngineOptions): Pr
     // Prompts go straight to the model: they rarely repeat, and need not be stored anywhere.
     index = new ToolIndex(toolEmbedder, log, embedder);
   }
-  const needs = loadGeneralNeeds(options.root, log);
+  const needs = loadGeneralNeeds(options.root, log, options.needsFile);
   const spellingWords = loadSpellingWords(options.root, log);
   // First names, and a local model's own words, are left as written; other embedders give no vocabulary.
   const known = new Set([...(spellingWords?.names ?? []), ...(embedder instanceof OnnxEmbedder ? embedder.vocabularyWords() : [])]);
