@@ -23,14 +23,14 @@ const METRICS = ['recall@25', 'all@25', 'sent_all', 'mean_sent', 'general_recall
 const DEFAULT_SEEDS = [1, 2, 3];
 const DEFAULT_SETS = ['metatool_multi', 'seal_test_out_domain', 'bfcl_live_multiple', 'bfcl_parallel_multiple', 'team_dev'];
 
-interface Args {
+export interface Args {
   readonly seeds: number[];
   readonly sets: string[];
   readonly settings: string[];
   readonly keep?: string;
 }
 
-function parseArgs(argv: readonly string[]): Args {
+export function parseArgs(argv: readonly string[]): Args {
   let seeds = DEFAULT_SEEDS;
   let sets = DEFAULT_SETS;
   const settings: string[] = [];
@@ -74,7 +74,8 @@ function measureSeed(seed: number, args: Args, dir: string): Figures {
   return Object.fromEntries(Object.entries(summary).map(([set, v]) => [set, v.router]));
 }
 
-function spread(values: readonly number[]): { mean: number; sd: number; min: number; max: number } {
+/** Mean, sample standard deviation (0 for one value), least and greatest of a figure over seeds. */
+export function spread(values: readonly number[]): { mean: number; sd: number; min: number; max: number } {
   const mean = values.reduce((s, v) => s + v, 0) / values.length;
   const sd = values.length > 1 ? Math.sqrt(values.reduce((s, v) => s + (v - mean) ** 2, 0) / (values.length - 1)) : 0;
   const round = (x: number): number => Math.round(x * 100) / 100;
@@ -109,4 +110,11 @@ function main(): void {
   process.stdout.write(`${JSON.stringify({ seeds: args.seeds, settings: args.settings, sets })}\n`);
 }
 
-main();
+if (require.main === module) {
+  try {
+    main();
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+}
