@@ -9,7 +9,7 @@
  * Why it exists: one training run is one draw. Over seeds of the same data, a set's recall@25 moves by up
  * to a point (BFCL live_multiple 92.1–93.2 here), so a training setting should be compared by its mean
  * over seeds, never by one run. --set passes a training setting to every seed (a variant to compare).
- * The last line is JSON: {"seeds": [...], "settings": {...}, "sets": {SET: {METRIC: {mean, sd, min, max}}}}.
+ * The last line is JSON: {"seeds": [...], "settings": ["name=value", ...], "sets": {SET: {METRIC: {mean, sd, min, max}}}}.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -38,6 +38,7 @@ export function parseArgs(argv: readonly string[]): Args {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = argv[i + 1];
+    if (['--seeds', '--only', '--set', '--keep'].includes(a) && (value === undefined || value.startsWith('--'))) throw new Error(`${a} needs a value after it.`);
     if (a === '--seeds' && value) {
       seeds = value.split(',').map(Number);
       if (seeds.some((s) => !Number.isInteger(s))) throw new Error(`--seeds needs whole numbers separated by commas, got "${value}"`);
@@ -71,6 +72,8 @@ function measureSeed(seed: number, args: Args, dir: string): Figures {
   const output = run('scripts/evalSelect.ts', ['--quick', '--only', args.sets.join(','), '--model', dir, '--needs', needs]);
   const last = output.trim().split('\n').pop() ?? '';
   const summary = JSON.parse(last) as Record<string, { router: Record<string, number> }>;
+  const missing = args.sets.filter((set) => !summary[set]);
+  if (missing.length) throw new Error(`eval:select measured no set named ${missing.join(', ')}; the sets are the keys of its last line (metatool_multi, team_dev, …).`);
   return Object.fromEntries(Object.entries(summary).map(([set, v]) => [set, v.router]));
 }
 

@@ -25,6 +25,8 @@ describe('eval:seeds (scripts/model/seedSpread.ts)', () => {
     assert.throws(() => parseArgs(['--seeds', '1,two']), /--seeds needs whole numbers.*"1,two"/);
     assert.throws(() => parseArgs(['--set', 'dimension']), /--set needs name=number.*"dimension"/);
     assert.throws(() => parseArgs(['--epochs', '2']), /Unknown argument "--epochs"/);
+    assert.throws(() => parseArgs(['--seeds']), /--seeds needs a value/);
+    assert.throws(() => parseArgs(['--only', '--seeds', '1']), /--only needs a value/);
   });
 
   it('gives the mean, the sample standard deviation and the range', () => {
