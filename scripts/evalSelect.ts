@@ -44,10 +44,15 @@ const SELECTION_OVERRIDES: Partial<SelectionOptions> = Object.fromEntries(
     return [key, Number(value)];
   }),
 );
+/** The path given after `flag` on the command line, resolved; undefined without the flag. */
+function pathAfter(flag: string): string | undefined {
+  const at = process.argv.indexOf(flag);
+  return at >= 0 ? path.resolve(process.argv[at + 1] ?? '') : undefined;
+}
 /** --model DIR: measure another model folder in place of the bundled one (for comparing trained variants). */
-const MODEL_OVERRIDE = process.argv.includes('--model') ? path.resolve(process.argv[process.argv.indexOf('--model') + 1] ?? '') : undefined;
+const MODEL_OVERRIDE = pathAfter('--model');
 /** --needs FILE: the unnamed-needs models trained for that model (npm run train:needs -- --model DIR --out FILE). */
-const NEEDS_OVERRIDE = process.argv.includes('--needs') ? path.resolve(process.argv[process.argv.indexOf('--needs') + 1] ?? '') : undefined;
+const NEEDS_OVERRIDE = pathAfter('--needs');
 
 interface EvalSet {
   readonly key: string;

@@ -15,13 +15,15 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { SELECTION_DEV_SETS } from '../../src/core/evaluation/retrievalData';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 /** The router's figures that eval:select prints per set (team sets add the last two). */
 const METRICS = ['recall@25', 'all@25', 'sent_all', 'mean_sent', 'general_recall@25', 'non_english_recall@25'] as const;
 /** Three seeds: the fewest that give a spread; each costs about six minutes on two cores. */
 const DEFAULT_SEEDS = [1, 2, 3];
-const DEFAULT_SETS = ['metatool_multi', 'seal_test_out_domain', 'bfcl_live_multiple', 'bfcl_parallel_multiple', 'team_dev'];
+/** The shared sets eval:select measures, and the team set's dev split (never its test split: nothing is tuned on it). */
+const DEFAULT_SETS: string[] = [...SELECTION_DEV_SETS.map((s) => s.key), 'team_dev'];
 
 export interface Args {
   readonly seeds: number[];
