@@ -127,6 +127,8 @@ export class ContrastiveTrainer {
   private readonly accumulators: Float32Array;
   private readonly gradient: Float32Array;
   private readonly touched: Uint8Array;
+  /** Multiplies the learning rate for the next steps (a schedule over the run). */
+  rateScale = 1;
 
   constructor(
     private readonly model: StaticEmbeddingModel,
@@ -219,7 +221,7 @@ export class ContrastiveTrainer {
   private applyAdagrad(): void {
     const { model } = this;
     const d = model.dimension;
-    const lr = this.options.learningRate;
+    const lr = this.options.learningRate * this.rateScale;
     for (let token = 0; token < model.vocabSize; token++) {
       if (!this.touched[token]) continue;
       this.touched[token] = 0;
@@ -233,6 +235,40 @@ export class ContrastiveTrainer {
         this.gradient[row + k] = 0;
       }
     }
+  }
+}
+
+/**
+ * The learning rate's share at `progress` (0 at the first batch, 1 after the last) for a schedule that
+ * holds it for the first half and lowers it linearly to `finalShare` over the second.
+ */
+export function scheduledRateShare(progress: number, finalShare: number): number {
+  return progress <= 0.5 ? 1 : 1 - (1 - finalShare) * Math.min(1, (progress - 0.5) / 0.5);
+}
+
+/** The running mean of a table's successive states (averaging the end of one training run's path). */
+export class TableAverage {
+  private readonly sum: Float64Array;
+  private states = 0;
+
+  constructor(size: number) {
+    this.sum = new Float64Array(size);
+  }
+
+  get count(): number {
+    return this.states;
+  }
+
+  add(table: Float32Array): void {
+    if (table.length !== this.sum.length) throw new Error(`TableAverage: a table of ${table.length} values, expected ${this.sum.length}.`);
+    for (let k = 0; k < table.length; k++) this.sum[k] += table[k]!;
+    this.states++;
+  }
+
+  /** Overwrites `table` with the mean of the states added (leaves it as it is when none was). */
+  writeInto(table: Float32Array): void {
+    if (this.states === 0) return;
+    for (let k = 0; k < table.length; k++) table[k] = this.sum[k]! / this.states;
   }
 }
 

@@ -152,13 +152,23 @@ export const HELD_OUT_APIS: ReadonlySet<string> = new Set(CATALOGUES.flatMap((c)
 /** The team-written request set (data/requests); only its train split is ever read for training. */
 export const TEAM_REQUESTS_DIR = path.join(REPO_ROOT, 'data', 'requests');
 
-/** One pair per (request, needed tool) of the team set's train split. */
-export function teamPairs(): TrainingPair[] {
+/** MCP servers whose tools are described in a language other than English (catalogueList's `language`). */
+export const NON_ENGLISH_SERVERS: ReadonlySet<string> = new Set(CATALOGUES.flatMap((c) => (c.kind === 'mcp' && c.language ? [c.server] : [])));
+
+/**
+ * One pair per (request, needed tool) of the team set's train split. With `keepNonEnglishOnly` false, a
+ * request whose needed tools all come from catalogues described in another language is left out (a
+ * request that also needs an English-described tool stays).
+ */
+export function teamPairs(keepNonEnglishOnly = true): TrainingPair[] {
   const file = path.join(TEAM_REQUESTS_DIR, 'queries.jsonl');
   if (!fs.existsSync(file)) return [];
-  const textById = new Map(loadToolsFile(path.join(TEAM_REQUESTS_DIR, 'tools.jsonl')).map((t) => [t.id, toolEmbeddingText(t)]));
+  const tools = loadToolsFile(path.join(TEAM_REQUESTS_DIR, 'tools.jsonl'));
+  const textById = new Map(tools.map((t) => [t.id, toolEmbeddingText(t)]));
+  const nonEnglish = new Set(tools.filter((t) => t.server !== undefined && NON_ENGLISH_SERVERS.has(t.server)).map((t) => t.id));
   const pairs: TrainingPair[] = [];
   for (const q of loadQueriesFile(file, 'train')) {
+    if (!keepNonEnglishOnly && q.gold.length > 0 && q.gold.every((id) => nonEnglish.has(id))) continue;
     for (const id of q.gold) {
       const tool = textById.get(id);
       if (tool === undefined) throw new Error(`data/requests: request ${q.id} needs tool "${id}", which tools.jsonl does not have`);
@@ -230,6 +240,8 @@ export interface PairOptions {
   readonly authored: number;
   /** Use the train split of the team-written request set, data/requests (0/1). */
   readonly team: number;
+  /** Also the team requests that need only tools described in another language than English (0/1). */
+  readonly teamNonEnglishOnly: number;
   /** Use the team's bilingual pairs (0/1). */
   readonly bilingual: number;
   /** Also the third and fourth bilingual files, data/bilingual/more-*.jsonl (0/1). */
@@ -242,7 +254,7 @@ export function trainingPairs(options: PairOptions): { pairs: TrainingPair[]; op
   const openApi = options.openApi ? openApiPairs(options.openApiDescriptionPairs > 0) : { pairs: [], stats: { rows: 0, licensed: 0, pairs: 0 } };
   const metatool = toolPairs('metatool', 'metatool', options.metatoolPerToolCap > 0 ? options.metatoolPerToolCap : Infinity);
   const authored = options.authored ? authoredPairs() : [];
-  const team = options.team ? teamPairs() : [];
+  const team = options.team ? teamPairs(options.teamNonEnglishOnly > 0) : [];
   const bilingual = options.bilingual ? bilingualPairs(options.bilingualMore > 0) : [];
   const paraphrase = options.paraphrase ? paraphrasePairs() : [];
   return { pairs: [...metatool, ...toolPairs('seal-tools', 'seal'), ...openApi.pairs, ...authored, ...team, ...bilingual, ...paraphrase], openApi: openApi.stats };

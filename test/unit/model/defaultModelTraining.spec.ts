@@ -12,8 +12,8 @@ import { OnnxEmbedder } from '../../../src/core/embedding/onnxEmbedder';
 import { splitIdentifiers } from '../../../src/core/embedding/textPreprocess';
 import { exportOnnxModel, quantiseRows, verifyOnnxModel } from '../../../scripts/model/onnxExport';
 import { DATA_DIR, MEASUREMENT_SETS, loadQueries } from '../../../scripts/model/dataSets';
-import { ContrastiveTrainer, SeededRandom, StaticEmbeddingModel, type TrainingExample } from '../../../scripts/model/staticEmbeddingModel';
-import { HELD_OUT_APIS, PERMISSIVE_SPEC_LICENSE, TEAM_REQUESTS_DIR, TRAINING_SPLITS, trainingPairs } from '../../../scripts/model/trainingPairs';
+import { ContrastiveTrainer, scheduledRateShare, SeededRandom, StaticEmbeddingModel, TableAverage, type TrainingExample } from '../../../scripts/model/staticEmbeddingModel';
+import { HELD_OUT_APIS, NON_ENGLISH_SERVERS, PERMISSIVE_SPEC_LICENSE, TEAM_REQUESTS_DIR, TRAINING_SPLITS, teamPairs, trainingPairs } from '../../../scripts/model/trainingPairs';
 import { loadQueriesFile, loadToolsFile } from '../../../src/core/evaluation/retrievalData';
 import { toolEmbeddingText } from '../../../src/core/selection/toolDocument';
 import { buildVocabulary, PAD_TOKEN, tokenizerConfig, tokenizerJson, UNK_TOKEN } from '../../../scripts/model/wordPieceVocabulary';
@@ -82,6 +82,42 @@ describe('default model training', () => {
       assert.deepEqual(toyRun(7).table, toyRun(7).table);
       assert.notDeepEqual(toyRun(7).table, toyRun(8).table);
     });
+
+    it('takes no step at a rate share of 0, and the schedule holds then falls to its final share', () => {
+      const { vocab } = toyTokenizer();
+      const model = new StaticEmbeddingModel(vocab.length, 8, new Float32Array(vocab.length).fill(1));
+      model.initialise(new SeededRandom(3), 1);
+      const before = Float32Array.from(model.table);
+      const trainer = new ContrastiveTrainer(model, { temperature: 0.1, learningRate: 0.1 });
+      trainer.rateScale = 0;
+      const batch: TrainingExample[] = [
+        { query: Int32Array.of(2, 3), tool: Int32Array.of(4), queryKey: 0, toolKey: 10 },
+        { query: Int32Array.of(5), tool: Int32Array.of(6, 7), queryKey: 1, toolKey: 11 },
+      ];
+      trainer.step(batch);
+      assert.deepEqual(model.table, before);
+      trainer.rateScale = 1;
+      trainer.step(batch);
+      assert.notDeepEqual(model.table, before);
+      assert.equal(scheduledRateShare(0, 0.1), 1);
+      assert.equal(scheduledRateShare(0.5, 0.1), 1);
+      assert.ok(Math.abs(scheduledRateShare(0.75, 0.1) - 0.55) < 1e-12);
+      assert.ok(Math.abs(scheduledRateShare(1, 0.1) - 0.1) < 1e-12);
+      assert.equal(scheduledRateShare(0.9, 1), 1);
+    });
+
+    it('averages the tail of a run: the mean of the states added, and nothing when none was', () => {
+      const table = Float32Array.of(1, 2, 3);
+      const average = new TableAverage(3);
+      average.writeInto(table);
+      assert.deepEqual(table, Float32Array.of(1, 2, 3));
+      average.add(Float32Array.of(1, 2, 3));
+      average.add(Float32Array.of(3, 4, 8));
+      average.writeInto(table);
+      assert.equal(average.count, 2);
+      assert.deepEqual(table, Float32Array.of(2, 3, 5.5));
+      assert.throws(() => average.add(new Float32Array(4)), /4 values, expected 3/);
+    });
   });
 
   describe('int8 rows and the ONNX graph', () => {
@@ -139,9 +175,26 @@ describe('default model training', () => {
       for (const no of ['GPL-3.0', 'Creative Commons Attribution-NonCommercial 3.0', 'Proprietary', '']) assert.ok(!PERMISSIVE_SPEC_LICENSE.test(no), no);
     });
 
+    (fs.existsSync(path.join(TEAM_REQUESTS_DIR, 'queries.jsonl')) ? it : it.skip)('leaves out the team requests that need only non-English-described tools when told to', () => {
+      const file = path.join(TEAM_REQUESTS_DIR, 'queries.jsonl');
+      const serverOf = new Map(loadToolsFile(path.join(TEAM_REQUESTS_DIR, 'tools.jsonl')).map((t) => [t.id, t.server ?? '']));
+      const train = loadQueriesFile(file, 'train');
+      const onlyNonEnglish = (gold: readonly string[]): boolean => gold.length > 0 && gold.every((id) => NON_ENGLISH_SERVERS.has(serverOf.get(id) ?? ''));
+      const mixed = train.filter((q) => !onlyNonEnglish(q.gold) && q.gold.some((id) => NON_ENGLISH_SERVERS.has(serverOf.get(id) ?? '')));
+      const dropped = train.filter((q) => onlyNonEnglish(q.gold));
+      assert.ok(NON_ENGLISH_SERVERS.has('amap') && !NON_ENGLISH_SERVERS.has('everything'), 'the catalogue list marks the Chinese-described servers');
+      assert.ok(dropped.length > 0 && mixed.length > 0, 'the train split has both kinds of request');
+      const all = teamPairs(true);
+      const kept = teamPairs(false);
+      assert.equal(all.length - kept.length, dropped.reduce((n, q) => n + q.gold.length, 0));
+      const keptQueries = new Set(kept.map((p) => p.query));
+      assert.ok(dropped.every((q) => !keptQueries.has(q.query)), 'a request needing only Chinese-described tools is still paired');
+      assert.ok(mixed.every((q) => keptQueries.has(q.query)), 'a request that also needs an English-described tool was dropped');
+    });
+
     (fs.existsSync(DATA_DIR) ? it : it.skip)('has no request of a measurement split among its pairs', function () {
       this.timeout(60_000);
-      const { pairs } = trainingPairs({ metatoolPerToolCap: 0, openApi: 1, openApiDescriptionPairs: 0, authored: 1, team: 1, bilingual: 1, bilingualMore: 1, paraphrase: 1 });
+      const { pairs } = trainingPairs({ metatoolPerToolCap: 0, openApi: 1, openApiDescriptionPairs: 0, authored: 1, team: 1, teamNonEnglishOnly: 1, bilingual: 1, bilingualMore: 1, paraphrase: 1 });
       const training = new Set(pairs.map((p) => p.query.trim().toLowerCase()));
       // The team set's held-out catalogues: neither their requests nor their tools' OpenAPI operations.
       const teamFile = path.join(TEAM_REQUESTS_DIR, 'queries.jsonl');
