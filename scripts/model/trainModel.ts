@@ -91,8 +91,8 @@ export const TRAINING_SETTINGS = {
   teamRepeats: 3,
   /**
    * The team train requests that need only tools described in another language than English (0/1): the
-   * two Chinese map catalogues' 111. They stay: without them, five seeds moved every shared set by 0.25 or less
-   * (Seal-Tools all@25 95.00 → 95.20, with a spread of 0.4 per run) and the team dev split by 0.25 or less.
+   * two Chinese map catalogues' 111. They stay: without them, five seeds moved every shared set and the
+   * team dev split by 0.25 or less (Seal-Tools all@25 95.00 → 95.20, with a spread of 0.4 per run).
    */
   teamNonEnglishOnly: 1,
   /**
