@@ -89,6 +89,8 @@ export const TRAINING_SETTINGS = {
    * shared dev set at or above its previous recall@25.
    */
   teamRepeats: 3,
+  /** The team batches are placed among the first this share of the run (1: anywhere). Experimental. */
+  teamWithin: 1,
   /**
    * The team train requests that need only tools described in another language than English (0/1): the
    * two Chinese map catalogues' 111. They stay: without them, five seeds moved every shared set and the
@@ -246,8 +248,11 @@ function tokenWeights(vocabulary: readonly string[], texts: readonly Int32Array[
   return weights;
 }
 
-/** Batches of one source each (in-batch negatives then come from the same kind of catalogue), in shuffled order. */
-function makeBatches(pairs: readonly TrainingPair[], encoded: Map<string, Int32Array>, settings: Settings, random: SeededRandom): TrainingExample[][] {
+/**
+ * Batches of one source each (in-batch negatives then come from the same kind of catalogue), in shuffled
+ * order; with `teamWithin` under 1, the team batches all fall among the run's first that share.
+ */
+export function makeBatches(pairs: readonly TrainingPair[], encoded: Map<string, Int32Array>, settings: Settings, random: SeededRandom): TrainingExample[][] {
   const keyOf = new Map<string, number>();
   const key = (text: string): number => {
     let k = keyOf.get(text);
@@ -261,6 +266,7 @@ function makeBatches(pairs: readonly TrainingPair[], encoded: Map<string, Int32A
     list.push({ query: encoded.get(p.query)!, tool: encoded.get(p.tool)!, queryKey: key(p.query), toolKey: key(p.tool) });
   }
   const batches: TrainingExample[][] = [];
+  const teamBatches = new Set<TrainingExample[]>();
   for (let epoch = 0; epoch < settings.epochs; epoch++) {
     for (const [source, examples] of bySource) {
       const repeats = source === 'seal' ? settings.sealRepeats : source === 'authored' ? settings.authoredRepeats : source === 'team' ? settings.teamRepeats : source === 'bilingual' ? settings.bilingualRepeats : source === 'paraphrase' ? settings.paraphraseRepeats : 1;
@@ -268,12 +274,20 @@ function makeBatches(pairs: readonly TrainingPair[], encoded: Map<string, Int32A
         const order = random.shuffle([...examples]);
         for (let i = 0; i < order.length; i += settings.batchSize) {
           const batch = order.slice(i, i + settings.batchSize);
-          if (batch.length >= settings.batchSize / 4) batches.push(batch);
+          if (batch.length < settings.batchSize / 4) continue;
+          batches.push(batch);
+          if (source === 'team') teamBatches.add(batch);
         }
       }
     }
   }
-  return random.shuffle(batches);
+  const shuffled = random.shuffle(batches);
+  if (settings.teamWithin >= 1 || teamBatches.size === 0) return shuffled;
+  // The team batches go among the first `teamWithin` of the run; the rest of the run is the other sources.
+  const early = Math.min(shuffled.length, Math.max(teamBatches.size, Math.round(settings.teamWithin * shuffled.length)));
+  const others = shuffled.filter((b) => !teamBatches.has(b));
+  const head = random.shuffle([...shuffled.filter((b) => teamBatches.has(b)), ...others.slice(0, early - teamBatches.size)]);
+  return [...head, ...others.slice(early - teamBatches.size)];
 }
 
 function formatDev(label: string, scores: readonly SetScores[], weights: readonly number[]): string {

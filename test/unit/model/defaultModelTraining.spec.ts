@@ -13,9 +13,10 @@ import { splitIdentifiers } from '../../../src/core/embedding/textPreprocess';
 import { exportOnnxModel, quantiseRows, verifyOnnxModel } from '../../../scripts/model/onnxExport';
 import { DATA_DIR, MEASUREMENT_SETS, loadQueries } from '../../../scripts/model/dataSets';
 import { ContrastiveTrainer, scheduledRateShare, SeededRandom, StaticEmbeddingModel, TableAverage, type TrainingExample } from '../../../scripts/model/staticEmbeddingModel';
-import { HELD_OUT_APIS, NON_ENGLISH_SERVERS, PERMISSIVE_SPEC_LICENSE, TEAM_REQUESTS_DIR, TRAINING_SPLITS, teamPairs, trainingPairs } from '../../../scripts/model/trainingPairs';
+import { HELD_OUT_APIS, NON_ENGLISH_SERVERS, PERMISSIVE_SPEC_LICENSE, TEAM_REQUESTS_DIR, TRAINING_SPLITS, teamPairs, trainingPairs, type TrainingPair } from '../../../scripts/model/trainingPairs';
 import { loadQueriesFile, loadToolsFile } from '../../../src/core/evaluation/retrievalData';
 import { toolEmbeddingText } from '../../../src/core/selection/toolDocument';
+import { makeBatches, TRAINING_SETTINGS } from '../../../scripts/model/trainModel';
 import { buildVocabulary, PAD_TOKEN, tokenizerConfig, tokenizerJson, UNK_TOKEN } from '../../../scripts/model/wordPieceVocabulary';
 
 const TEXTS = [
@@ -104,6 +105,32 @@ describe('default model training', () => {
       assert.ok(Math.abs(scheduledRateShare(0.75, 0.1) - 0.55) < 1e-12);
       assert.ok(Math.abs(scheduledRateShare(1, 0.1) - 0.1) < 1e-12);
       assert.equal(scheduledRateShare(0.9, 1), 1);
+    });
+
+    it('places the team batches among the first share of the run when teamWithin is under 1', () => {
+      const pairs: TrainingPair[] = [];
+      const encoded = new Map<string, Int32Array>();
+      for (let i = 0; i < 40; i++) {
+        for (const source of ['team', 'metatool'] as const) {
+          const query = `${source} request ${i}`;
+          const tool = `${source} tool ${i}`;
+          pairs.push({ source, query, tool });
+          encoded.set(query, Int32Array.of(2 + i));
+          encoded.set(tool, Int32Array.of(100 + i));
+        }
+      }
+      const base = { ...TRAINING_SETTINGS, batchSize: 4, teamRepeats: 1, epochs: 1 };
+      // Batches are of one source each, so a batch's first request says whose it is.
+      const teamQueries = new Set(pairs.filter((p) => p.source === 'team').map((p) => encoded.get(p.query)));
+      const isTeam = (batch: readonly TrainingExample[]): boolean => teamQueries.has(batch[0]!.query);
+      const anywhere = makeBatches(pairs, encoded, { ...base, teamWithin: 1 }, new SeededRandom(5));
+      const early = makeBatches(pairs, encoded, { ...base, teamWithin: 0.6 }, new SeededRandom(5));
+      assert.equal(anywhere.length, 20);
+      assert.equal(early.length, 20);
+      const lastTeam = (batches: TrainingExample[][]): number => Math.max(...batches.map((b, i) => (isTeam(b) ? i : -1)));
+      assert.ok(lastTeam(early) < 12, `a team batch at position ${lastTeam(early)} of 20, expected within the first 12`);
+      assert.ok(lastTeam(anywhere) >= 12, 'with teamWithin 1 the team batches are spread over the whole run (seed 5)');
+      assert.equal(early.filter(isTeam).length, 10);
     });
 
     it('averages the tail of a run: the mean of the states added, and nothing when none was', () => {
