@@ -27,7 +27,7 @@ import { DEFAULT_SELECTION_OPTIONS, type SelectionOptions } from '../src/core/se
 import { replayCoverage, SwitchableUsageHints } from '../src/core/learning/coverageReplay';
 import { historyRecords, REPLAY_MODEL_ID } from './evalSelectMemory';
 import { otherSplitsGeneralServers, readKindLabels, serverOfId } from './data/generalKinds';
-import { CATALOGUES } from './data/catalogueList';
+import { CATALOGUES, NON_ENGLISH_SERVERS } from './data/catalogueList';
 
 const ROOT = path.resolve(__dirname, '..');
 const DATA = path.join(ROOT, 'data', 'benchmarks');
@@ -173,16 +173,11 @@ async function runRouter(set: EvalSet, run: RouterRun = {}): Promise<Row & { lat
     selectedRecall: selectedRecall(set.queries, outcomes),
     meanSelected: Math.round((10 * outcomes.reduce((s, o) => s + o.selected.length, 0)) / outcomes.length) / 10,
     sentAll: sentAll(set.queries, outcomes.map((o) => o.selected)),
-    ...(set.team ? { generalRecall: needRecall(set.queries, rankings, (q) => q.general ?? [], 25).recall, nonEnglishRecall: needRecall(set.queries, rankings, (q) => q.gold.filter((g) => NON_ENGLISH.has(g.split('_')[0]!)), 25).recall } : {}),
+    ...(set.team ? { generalRecall: needRecall(set.queries, rankings, (q) => q.general ?? [], 25).recall, nonEnglishRecall: needRecall(set.queries, rankings, (q) => q.gold.filter((g) => NON_ENGLISH_SERVERS.has(g.split('_')[0]!)), 25).recall } : {}),
     latencyP50: latencies[Math.floor(latencies.length / 2)] ?? 0,
     outcomes,
   };
 }
-
-/** Servers whose tools are described in another language than English (data/requests/catalogues.json). */
-const NON_ENGLISH: ReadonlySet<string> = new Set(
-  (JSON.parse(fs.readFileSync(path.join(TEAM, 'catalogues.json'), 'utf8')) as Array<{ server: string; language?: string }>).filter((c) => c.language && c.language !== 'en').map((c) => c.server),
-);
 
 function table(rows: readonly Row[], team: boolean): string {
   const cell = (x: number | undefined, w: number): string => (x === undefined ? '' : x.toFixed(1)).padStart(w);

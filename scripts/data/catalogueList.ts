@@ -123,3 +123,6 @@ export const CATALOGUES: readonly Catalogue[] = [
   api('opa', 'openpolicy.local', 'test'),
   api('covid', 'quarantine.country', 'test'),
 ];
+
+/** MCP servers whose tools are described in a language other than English (their `language`). */
+export const NON_ENGLISH_SERVERS: ReadonlySet<string> = new Set(CATALOGUES.flatMap((c) => (c.kind === 'mcp' && c.language ? [c.server] : [])));

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { toolEmbeddingText } from '../../src/core/selection/toolDocument';
 import { DATA_DIR, REPO_ROOT, loadTools, readJsonl, type DataQuery } from './dataSets';
-import { CATALOGUES } from '../data/catalogueList';
+import { CATALOGUES, NON_ENGLISH_SERVERS } from '../data/catalogueList';
 import { loadQueriesFile, loadToolsFile } from '../../src/core/evaluation/retrievalData';
 
 export type PairSource = 'metatool' | 'seal' | 'openapi' | 'authored' | 'team' | 'bilingual' | 'paraphrase';
@@ -151,9 +151,6 @@ export const HELD_OUT_APIS: ReadonlySet<string> = new Set(CATALOGUES.flatMap((c)
 
 /** The team-written request set (data/requests); only its train split is ever read for training. */
 export const TEAM_REQUESTS_DIR = path.join(REPO_ROOT, 'data', 'requests');
-
-/** MCP servers whose tools are described in a language other than English (catalogueList's `language`). */
-export const NON_ENGLISH_SERVERS: ReadonlySet<string> = new Set(CATALOGUES.flatMap((c) => (c.kind === 'mcp' && c.language ? [c.server] : [])));
 
 /**
  * One pair per (request, needed tool) of the team set's train split. With `keepNonEnglishOnly` false, a

@@ -13,10 +13,11 @@ import { splitIdentifiers } from '../../../src/core/embedding/textPreprocess';
 import { exportOnnxModel, quantiseRows, verifyOnnxModel } from '../../../scripts/model/onnxExport';
 import { DATA_DIR, MEASUREMENT_SETS, loadQueries } from '../../../scripts/model/dataSets';
 import { ContrastiveTrainer, scheduledRateShare, SeededRandom, StaticEmbeddingModel, TableAverage, type TrainingExample } from '../../../scripts/model/staticEmbeddingModel';
-import { HELD_OUT_APIS, NON_ENGLISH_SERVERS, PERMISSIVE_SPEC_LICENSE, TEAM_REQUESTS_DIR, TRAINING_SPLITS, teamPairs, trainingPairs, type TrainingPair } from '../../../scripts/model/trainingPairs';
+import { HELD_OUT_APIS, PERMISSIVE_SPEC_LICENSE, TEAM_REQUESTS_DIR, TRAINING_SPLITS, teamPairs, trainingPairs, type TrainingPair } from '../../../scripts/model/trainingPairs';
 import { loadQueriesFile, loadToolsFile } from '../../../src/core/evaluation/retrievalData';
 import { toolEmbeddingText } from '../../../src/core/selection/toolDocument';
 import { makeBatches, TRAINING_SETTINGS } from '../../../scripts/model/trainModel';
+import { NON_ENGLISH_SERVERS } from '../../../scripts/data/catalogueList';
 import { buildVocabulary, PAD_TOKEN, tokenizerConfig, tokenizerJson, UNK_TOKEN } from '../../../scripts/model/wordPieceVocabulary';
 
 const TEXTS = [
