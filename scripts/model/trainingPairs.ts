@@ -152,12 +152,21 @@ export const HELD_OUT_APIS: ReadonlySet<string> = new Set(CATALOGUES.flatMap((c)
 /** The team-written request set (data/requests); only its train split is ever read for training. */
 export const TEAM_REQUESTS_DIR = path.join(REPO_ROOT, 'data', 'requests');
 
+/** Which of the team set's train requests the embedding model is paired with. */
+export interface TeamPairFilter {
+  /** Also the requests whose needed tools all come from catalogues described in another language than English. */
+  readonly nonEnglishOnly: boolean;
+  /** Also the requests that need a general-purpose tool they do not name (a non-empty `kinds`). */
+  readonly unnamedNeed: boolean;
+}
+
 /**
- * One pair per (request, needed tool) of the team set's train split. With `keepNonEnglishOnly` false, a
- * request whose needed tools all come from catalogues described in another language is left out (a
- * request that also needs an English-described tool stays).
+ * One pair per (request, needed tool) of the team set's train split, less the requests `filter` leaves
+ * out. A request that needs only non-English-described tools is one whose every needed tool comes from
+ * such a catalogue (the catalogue list's `language` decides); one that also needs an English-described
+ * tool stays.
  */
-export function teamPairs(keepNonEnglishOnly = true): TrainingPair[] {
+export function teamPairs(filter: TeamPairFilter = { nonEnglishOnly: true, unnamedNeed: true }): TrainingPair[] {
   const file = path.join(TEAM_REQUESTS_DIR, 'queries.jsonl');
   if (!fs.existsSync(file)) return [];
   const tools = loadToolsFile(path.join(TEAM_REQUESTS_DIR, 'tools.jsonl'));
@@ -165,7 +174,8 @@ export function teamPairs(keepNonEnglishOnly = true): TrainingPair[] {
   const nonEnglish = new Set(tools.filter((t) => t.server !== undefined && NON_ENGLISH_SERVERS.has(t.server)).map((t) => t.id));
   const pairs: TrainingPair[] = [];
   for (const q of loadQueriesFile(file, 'train')) {
-    if (!keepNonEnglishOnly && q.gold.length > 0 && q.gold.every((id) => nonEnglish.has(id))) continue;
+    if (!filter.nonEnglishOnly && q.gold.length > 0 && q.gold.every((id) => nonEnglish.has(id))) continue;
+    if (!filter.unnamedNeed && q.kinds !== undefined) continue;
     for (const id of q.gold) {
       const tool = textById.get(id);
       if (tool === undefined) throw new Error(`data/requests: request ${q.id} needs tool "${id}", which tools.jsonl does not have`);
@@ -239,6 +249,8 @@ export interface PairOptions {
   readonly team: number;
   /** Also the team requests that need only tools described in another language than English (0/1). */
   readonly teamNonEnglishOnly: number;
+  /** Also the team requests that need a general-purpose tool they do not name (0/1). */
+  readonly teamUnnamedNeed: number;
   /** Use the team's bilingual pairs (0/1). */
   readonly bilingual: number;
   /** Also the third and fourth bilingual files, data/bilingual/more-*.jsonl (0/1). */
@@ -251,7 +263,7 @@ export function trainingPairs(options: PairOptions): { pairs: TrainingPair[]; op
   const openApi = options.openApi ? openApiPairs(options.openApiDescriptionPairs > 0) : { pairs: [], stats: { rows: 0, licensed: 0, pairs: 0 } };
   const metatool = toolPairs('metatool', 'metatool', options.metatoolPerToolCap > 0 ? options.metatoolPerToolCap : Infinity);
   const authored = options.authored ? authoredPairs() : [];
-  const team = options.team ? teamPairs(options.teamNonEnglishOnly > 0) : [];
+  const team = options.team ? teamPairs({ nonEnglishOnly: options.teamNonEnglishOnly > 0, unnamedNeed: options.teamUnnamedNeed > 0 }) : [];
   const bilingual = options.bilingual ? bilingualPairs(options.bilingualMore > 0) : [];
   const paraphrase = options.paraphrase ? paraphrasePairs() : [];
   return { pairs: [...metatool, ...toolPairs('seal-tools', 'seal'), ...openApi.pairs, ...authored, ...team, ...bilingual, ...paraphrase], openApi: openApi.stats };

@@ -23,6 +23,11 @@ export interface DataQuery {
   readonly gold: readonly string[];
   /** The gold tools that stand for unnamed general-purpose needs (the team set only). */
   readonly general?: readonly string[];
+  /**
+   * The general-purpose kinds of need the request has without naming them (the team set only), including
+   * kinds that no catalogue of its split provides and that are therefore not in `general`.
+   */
+  readonly kinds?: readonly string[];
 }
 
 export class DataFormatError extends Error {}
@@ -87,7 +92,8 @@ export function loadQueriesFile(file: string, split?: string): DataQuery[] {
       if (typeof q['query'] !== 'string') throw new DataFormatError(`${file}, query ${i + 1}: "query" must be a string.`);
       const gold = Array.isArray(q['gold']) ? q['gold'].map(String) : [];
       const general = Array.isArray(q['general']) ? q['general'].map(String) : undefined;
-      return { id: String(q['id'] ?? i + 1), split: String(q['split'] ?? ''), query: q['query'], gold, ...(general ? { general } : {}) };
+      const kinds = Array.isArray(q['kinds']) && q['kinds'].length > 0 ? q['kinds'].map(String) : undefined;
+      return { id: String(q['id'] ?? i + 1), split: String(q['split'] ?? ''), query: q['query'], gold, ...(general ? { general } : {}), ...(kinds ? { kinds } : {}) };
     });
 }
 
