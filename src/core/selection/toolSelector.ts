@@ -27,8 +27,8 @@ import { KIND_LABELS, type GeneralKind, type GeneralNeeds } from './generalNeeds
  * whatever the scores' spread in a catalogue. The defaults come from the curve of coverage against tools
  * sent that `npm run eval:select` prints (README, "How many tools are sent"): the budget is 15 tools on
  * average, and the depth spends it, being the deepest (in steps of 0.01) whose mean on the team dev split
- * stays within it. Depths 0.80, 0.81 and 0.82 sent 14.6, 14.9 and 15.1 tools there, and every needed tool
- * for 69.0, 69.1 and 69.5% of requests. (It was 0.82 until the unnamed-needs model learnt from the kind-only
+ * stays within it. Depths 0.80, 0.81 and 0.82 sent 14.5, 14.8 and 15.04 tools there, and every needed tool
+ * for 68.7, 69.1 and 69.8% of requests. (It was 0.82 until the unnamed-needs model learnt from the kind-only
  * prompts, which find more needs and so send their tools more often.)
  */
 export const DEFAULT_MIN_TOOLS = 3;
