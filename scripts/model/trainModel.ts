@@ -99,22 +99,21 @@ export const TRAINING_SETTINGS = {
   /**
    * The team train requests that need only tools described in another language than English (0/1): the
    * two Chinese map catalogues' 106 and 5 general-purpose requests that need only map tools, 111 in all.
-   * Alone, leaving them out moved every shared set and the team dev split by 0.25 or less over five seeds
-   * (Seal-Tools all@25 95.00 → 95.20, with a spread of 0.4 per run). Together with `teamUnnamedNeed` it
-   * is the trade below, so it is 0. The bilingual pairs still teach the model Chinese, and the needs
-   * models and the lexical ranker still see these requests and catalogues.
+   * Alone, leaving them out moved every shared set and the team dev split by 0.25 or less over five seeds.
+   * It is 0 with `teamUnnamedNeed` (whose comment has the ten-seed figures), so that the embedding model
+   * trains on the team requests that name what they need in English. The bilingual pairs still teach it
+   * Chinese, and the needs models and the lexical ranker still see these requests and catalogues.
    */
   teamNonEnglishOnly: 0,
   /**
    * The team train requests that need a general-purpose tool they do not name (0/1): 616 requests whose
-   * `kinds` is not empty, such as "…and save the summary in ~/notes/week.md". With both this and
-   * `teamNonEnglishOnly` at 1, Seal-Tools all@25 fell from 95.56 to 95.00 (five-seed means), and neither
-   * half of those 722 requests alone made the difference. Both at 0 give, over the same five seeds,
-   * MetaTool 91.96 / 84.62, Seal-Tools 98.22 / 95.44, BFCL live 92.56, parallel 97.72 / 93.00: every shared
-   * set within 0.3 of its mean before the 722 were written, while the team dev split stays within noise
-   * (recall@25 82.02 against 82.10, sent_all 68.90 against 69.22). Finding unnamed needs is the needs
-   * models' job (trainNeeds.ts), and they still learn from all of these requests; in the embedding model,
-   * pairing "summarise this week's notes" with a file-writing tool pulls unrelated words toward it.
+   * `kinds` is not empty, such as "…and save the summary in ~/notes/week.md". Reading an unnamed need is
+   * the needs models' job (trainNeeds.ts), and they still learn from all of these requests; in the
+   * embedding model, pairing "summarise this week's notes" with a file-writing tool pulls words toward a
+   * tool they do not mean. Measured over ten seeds, with `teamNonEnglishOnly` beside it: both at 0 give
+   * MetaTool 91.85 / 84.46, Seal-Tools 98.15 / 95.17, BFCL live 92.65, parallel 97.66 / 93.05 and team dev
+   * 81.90 / 75.14 (recall@25 / all@25); both at 1 give 91.92 / 84.66, 98.13 / 95.11, 92.69, 97.46 / 92.45
+   * and 82.18 / 75.21. That is within noise either way, so the reason above decides.
    */
   teamUnnamedNeed: 0,
   /**
