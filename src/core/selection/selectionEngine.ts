@@ -4,6 +4,7 @@ import type { Embedder } from '../embedding/embedder';
 import { HttpEmbedder } from '../embedding/httpEmbedder';
 import { OnnxEmbedder } from '../embedding/onnxEmbedder';
 import * as fs from 'node:fs';
+import { brotliDecompressSync } from 'node:zlib';
 import { GeneralNeeds, type GeneralNeedsFile } from './generalNeeds';
 import { LexicalRanker } from './lexicalRanker';
 import { parseDictionary } from './spelling';
@@ -34,6 +35,20 @@ export const DEFAULT_MODEL_DIR = path.join('media', 'model');
 /** The unnamed-needs models (scripts/model/trainNeeds.ts), relative to the root; they work with any embedder. */
 export const GENERAL_NEEDS_FILE = path.join('media', 'needs', 'general-needs.json');
 
+/**
+ * A bundled data file as text. The VSIX ships the larger ones brotli-compressed as `<file>.br`
+ * (scripts/package.mjs, to stay within its size budget), while a clone has them plain; the plain file wins
+ * when both are there. A `.br` file that does not decompress is an error naming it.
+ */
+export function readBundledText(file: string): string {
+  if (fs.existsSync(file) || !fs.existsSync(`${file}.br`)) return fs.readFileSync(file, 'utf8');
+  try {
+    return brotliDecompressSync(fs.readFileSync(`${file}.br`)).toString('utf8');
+  } catch (error) {
+    throw new Error(`${file}.br is not brotli-compressed data (${(error as Error).message})`, { cause: error });
+  }
+}
+
 /** The word lists of spelling tolerance (scripts/data/buildSpellingWords.ts), relative to the root. */
 export const SPELLING_WORDS_FILE = path.join('media', 'spelling', 'words.txt');
 export const SPELLING_NAMES_FILE = path.join('media', 'spelling', 'names.txt');
@@ -47,7 +62,7 @@ export function loadSpellingWords(root: string, log: (message: string) => void =
   try {
     const read = (name: string): Map<string, number> => {
       file = path.join(root, name);
-      const words = parseDictionary(fs.readFileSync(file, 'utf8'));
+      const words = parseDictionary(readBundledText(file));
       if (words.size === 0) throw new Error('it holds no words');
       return words;
     };
@@ -62,7 +77,7 @@ export function loadSpellingWords(root: string, log: (message: string) => void =
 /** Loads the unnamed-needs models; a missing or broken file turns the stage off with the reason logged. */
 export function loadGeneralNeeds(root: string, log: (message: string) => void = () => undefined, file = path.join(root, GENERAL_NEEDS_FILE)): GeneralNeeds | undefined {
   try {
-    return new GeneralNeeds(JSON.parse(fs.readFileSync(file, 'utf8')) as GeneralNeedsFile);
+    return new GeneralNeeds(JSON.parse(readBundledText(file)) as GeneralNeedsFile);
   } catch (error) {
     log(`General-purpose tools will not be raised for unnamed needs: ${file} could not be read (${(error as Error).message}). Reinstall the extension, or run npm run train:needs in a clone.`);
     return undefined;
