@@ -173,7 +173,7 @@ async function runRouter(set: EvalSet, run: RouterRun = {}): Promise<Row & { lat
     selectedRecall: selectedRecall(set.queries, outcomes),
     meanSelected: Math.round((10 * outcomes.reduce((s, o) => s + o.selected.length, 0)) / outcomes.length) / 10,
     sentAll: sentAll(set.queries, outcomes.map((o) => o.selected)),
-    ...(set.team ? { generalRecall: needRecall(set.queries, rankings, (q) => q.general ?? [], 25).recall, nonEnglishRecall: needRecall(set.queries, rankings, (q) => q.gold.filter((g) => NON_ENGLISH_SERVERS.has(g.split('_')[0]!)), 25).recall } : {}),
+    ...(set.team ? { generalRecall: needRecall(set.queries, rankings, (q) => q.general ?? [], 25).recall, nonEnglishRecall: needRecall(set.queries, rankings, (q) => q.gold.filter((g) => NON_ENGLISH_SERVERS.has(serverOfId(g))), 25).recall } : {}),
     latencyP50: latencies[Math.floor(latencies.length / 2)] ?? 0,
     outcomes,
   };

@@ -34,6 +34,9 @@ const GPU_ONLY_FILES = new Set(['DirectML.dll', 'dxcompiler.dll', 'dxil.dll']);
  */
 const COMPRESSED_DATA_FILES = ['media/needs/general-needs.json', 'media/spelling/words.txt'];
 
+/** Brotli at its best setting and largest window: these files are compressed once and unpacked often. */
+const brotliBest = (bytes) => brotliCompressSync(bytes, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_LGWIN]: 24, [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.length } });
+
 const all = process.argv.includes('--all');
 const i = process.argv.indexOf('--target');
 const targets = all ? TARGETS : [i >= 0 ? process.argv[i + 1] : `${process.platform}-${process.arch}`];
@@ -51,7 +54,7 @@ run(process.execPath, ['scripts/build.mjs', '--production']);
 run(process.execPath, ['scripts/third-party-notices.mjs']);
 let failed = false;
 for (const file of COMPRESSED_DATA_FILES) {
-  writeFileSync(`${file}.br`, brotliCompressSync(readFileSync(file), { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_LGWIN]: 24 } }));
+  writeFileSync(`${file}.br`, brotliBest(readFileSync(file)));
 }
 for (const target of targets) {
   const out = `out/${name}-${target}-${version}.vsix`;
@@ -113,7 +116,7 @@ function compressLargeFiles(dir, platform, arch) {
     if (!existsSync(cached)) {
       console.log(`compressing ${file} (${(bytes.length / 1024 / 1024).toFixed(1)} MB) with brotli; this takes a minute or two`);
       mkdirSync('.cache/package', { recursive: true });
-      writeFileSync(`${cached}.tmp`, brotliCompressSync(bytes, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_LGWIN]: 24, [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.length } }));
+      writeFileSync(`${cached}.tmp`, brotliBest(bytes));
       renameSync(`${cached}.tmp`, cached);
     }
     cpSync(cached, `${file}.br`);
