@@ -7,6 +7,7 @@
 import { badInputCases } from './badInputCases';
 import { cacheCases, secretCases } from './cacheAndSecretCases';
 import { faultCases, type ReliabilityCase } from './faultCases';
+import { takeOverCases } from './takeOverCases';
 import { type CaseResult, crashMessages, installCrashCounters, lostByGroup, setGroup, totals } from './reliabilityHarness';
 
 /** A case that has not ended by then is failed, so one stuck case cannot hang the suite. */
@@ -17,6 +18,7 @@ const groups: Array<[string, ReliabilityCase[]]> = [
   ['bad input', badInputCases],
   ['secrets', secretCases],
   ['caches', cacheCases],
+  ['take-over files', takeOverCases],
 ];
 
 async function main(): Promise<void> {

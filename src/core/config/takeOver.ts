@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { applyEdits, modify, parse as parseJsonc, type ParseError } from 'jsonc-parser';
-import { writeFileAtomicSync } from '../util/atomicWrite';
+import { type AtomicWriteOptions, writeFileAtomicSync } from '../util/atomicWrite';
 
 /**
  * Taking servers over from VS Code, and giving them back.
@@ -14,12 +14,20 @@ import { writeFileAtomicSync } from '../util/atomicWrite';
  * the extension's MCP server definition. A backup holds the exact bytes of both files as they were, so
  * giving back restores them byte for byte. Edits made in between are detected and reported, never lost
  * silently: the caller asks before overwriting them.
+ *
+ * The files' permissions and links are kept: a symbolic link is written through and stays a link, a
+ * rewritten mcp.json keeps its mode, and the router's file and the backup, which then hold its servers
+ * and their secrets, are readable by no one who could not read mcp.json.
  */
 
 /** The router's own server file, beside `mcp.json`. */
 export const ROUTER_CONFIG_NAME = 'mcp-tool-router.json';
 /** The backup written by a take-over, beside `mcp.json`; giving back removes it. */
 export const TAKE_OVER_BACKUP_NAME = 'mcp.json.tool-router-backup';
+/** The UTF-8 byte order mark: Windows editors often start a file with it; JSON parsers refuse it, VS Code accepts it. */
+const UTF8_BOM = '\uFEFF';
+/** The permission bits a mode holds (file type and set-id bits are not kept). */
+const PERMISSION_BITS = 0o777;
 
 interface Backup {
   readonly version: 1;
@@ -30,6 +38,9 @@ interface Backup {
   readonly wroteMcpJson: string;
   readonly wroteRouterFile: string;
   readonly servers: readonly string[];
+  /** Permission bits before the take-over (null: the file did not exist); absent in older backups. */
+  readonly mcpJsonMode?: number;
+  readonly routerFileMode?: number | null;
 }
 
 export interface TakeOverResult {
@@ -72,7 +83,7 @@ export function takeOver(mcpJson: string): TakeOverResult {
   const backupFile = backupBeside(mcpJson);
   if (existsSync(backupFile)) throw new Error(`The servers of ${mcpJson} were already taken over (${backupFile} exists). Give them back first.`);
   const original = readFileSync(mcpJson);
-  const text = original.toString('utf8');
+  const { bom, text } = splitBom(original.toString('utf8'));
   const root = parseDocument(text, mcpJson);
   const key = 'servers' in root ? 'servers' : 'mcpServers' in root ? 'mcpServers' : undefined;
   const servers = serversOf(root);
@@ -94,7 +105,12 @@ export function takeOver(mcpJson: string): TakeOverResult {
     servers: { ...routerServers, ...servers },
   };
   const newRouterText = `${JSON.stringify(merged, null, 2)}\n`;
-  const newMcpText = applyEdits(text, modify(text, [key], {}, { formattingOptions: { insertSpaces: true, tabSize: 2 } }));
+  // The mark stays: the file is edited in place, and its editor put it there.
+  const newMcpText = bom + applyEdits(text, modify(text, [key], {}, { formattingOptions: { insertSpaces: true, tabSize: 2 } }));
+  const mcpMode = permissionsOf(mcpJson);
+  const routerMode = routerOriginal ? permissionsOf(routerFile) : null;
+  // Both hold mcp.json's servers and secrets from now on, and the backup the router file's as well.
+  const heldMode = mcpMode & (routerMode ?? PERMISSION_BITS);
 
   const backup: Backup = {
     version: 1,
@@ -103,11 +119,14 @@ export function takeOver(mcpJson: string): TakeOverResult {
     wroteMcpJson: sha256(newMcpText),
     wroteRouterFile: sha256(newRouterText),
     servers: names,
+    mcpJsonMode: mcpMode,
+    routerFileMode: routerMode,
   };
   // The backup is written first: if anything after it fails, giving back still restores the originals.
-  writeFileAtomicSync(backupFile, JSON.stringify(backup, null, 2));
-  writeFileAtomicSync(routerFile, newRouterText);
-  writeFileAtomicSync(mcpJson, newMcpText);
+  // It is never written through a link, which could carry the secrets it holds somewhere else.
+  writeFileAtomicSync(backupFile, JSON.stringify(backup, null, 2), { mode: heldMode });
+  writeFileAtomicSync(routerFile, newRouterText, { mode: heldMode, throughSymlink: true });
+  writeFileAtomicSync(mcpJson, newMcpText, { keepMode: true, throughSymlink: true });
   return { moved: names, routerFile, backup: backupFile };
 }
 
@@ -121,13 +140,13 @@ export function checkGiveBack(mcpJson: string): GiveBackCheck {
   return { editedSince, servers: backup.servers };
 }
 
-/** Restores both files to their exact bytes before the take-over, and removes the backup. */
+/** Restores both files to their exact bytes and modes before the take-over, and removes the backup. */
 export function giveBack(mcpJson: string): { restored: readonly string[] } {
   const backup = readBackup(mcpJson);
   const routerFile = routerConfigBeside(mcpJson);
-  writeFileAtomicSync(mcpJson, Buffer.from(backup.mcpJson, 'base64'));
+  writeFileAtomicSync(mcpJson, Buffer.from(backup.mcpJson, 'base64'), { ...restoredMode(backup.mcpJsonMode), throughSymlink: true });
   if (backup.routerFile === null) rmSync(routerFile, { force: true });
-  else writeFileAtomicSync(routerFile, Buffer.from(backup.routerFile, 'base64'));
+  else writeFileAtomicSync(routerFile, Buffer.from(backup.routerFile, 'base64'), { ...restoredMode(backup.routerFileMode), throughSymlink: true });
   rmSync(backupBeside(mcpJson), { force: true });
   return { restored: backup.servers };
 }
@@ -140,13 +159,31 @@ function readBackup(mcpJson: string): Backup {
   } catch (error) {
     throw new Error(`No usable take-over backup for ${mcpJson} (${file}: ${(error as Error).message}); there is nothing to give back.`, { cause: error });
   }
-  if (backup.version !== 1 || typeof backup.mcpJson !== 'string' || !Array.isArray(backup.servers)) throw new Error(`${file} is not a take-over backup this version understands; restore the files by hand from it.`);
+  const modesUsable = isModeOrAbsent(backup.mcpJsonMode) && (backup.routerFileMode === null || isModeOrAbsent(backup.routerFileMode));
+  if (backup.version !== 1 || typeof backup.mcpJson !== 'string' || !Array.isArray(backup.servers) || !modesUsable) throw new Error(`${file} is not a take-over backup this version understands; restore the files by hand from it.`);
   return backup as Backup;
+}
+
+function isModeOrAbsent(mode: unknown): boolean {
+  return mode === undefined || (Number.isInteger(mode) && (mode as number) >= 0 && (mode as number) <= PERMISSION_BITS);
+}
+
+/** A backup from before modes were recorded leaves each file the mode it has now. */
+function restoredMode(mode: number | null | undefined): AtomicWriteOptions {
+  return typeof mode === 'number' ? { mode } : { keepMode: true };
+}
+
+function permissionsOf(file: string): number {
+  return statSync(file).mode & PERMISSION_BITS;
+}
+
+function splitBom(text: string): { bom: string; text: string } {
+  return text.startsWith(UTF8_BOM) ? { bom: UTF8_BOM, text: text.slice(UTF8_BOM.length) } : { bom: '', text };
 }
 
 function parseDocument(text: string, file: string): Record<string, unknown> {
   const errors: ParseError[] = [];
-  const root = parseJsonc(text, errors, { allowTrailingComma: true });
+  const root = parseJsonc(splitBom(text).text, errors, { allowTrailingComma: true });
   if (errors.length > 0 || typeof root !== 'object' || root === null || Array.isArray(root)) {
     throw new Error(`${file} is not a valid mcp.json (JSON with comments, an object at the top); fix it first.`);
   }
@@ -161,5 +198,3 @@ function serversOf(root: Record<string, unknown>): Record<string, unknown> {
 function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
-
-
