@@ -11,7 +11,9 @@ import type { ClientFeatures } from '../core/connection/clientFeatures';
 /**
  * What the CLI's client offers servers: OAuth sign-in (a loopback redirect, the authorization page opened
  * with `--browser CMD` or the system's opener, tokens in a private file under the cache folder),
- * elicitation by `--elicitation ask|accept-defaults|decline`, and the workspace folder as its root.
+ * elicitation by `--elicitation ask|accept-defaults|decline`, and the folders the user gave as roots
+ * (`--root`, or `router.roots` in the config): none by default, since a server such as the filesystem
+ * server replaces its configured folders with the roots it is told.
  * Sampling is declared but declined: the CLI has no model to run it on. It is declared so that `serve`
  * can pass a server's sampling request on to its own client when that client offers sampling; without
  * one, the server gets an error saying the request was declined.
@@ -25,7 +27,8 @@ export interface CliFeatureOptions {
   /** Command that opens the authorization URL (the URL is its last argument); the system opener by default. */
   readonly browser?: string;
   readonly elicitation: ElicitationMode;
-  readonly workspace: string;
+  /** Absolute folders to announce as roots; empty: the roots capability is not declared at all. */
+  readonly roots: readonly string[];
   /** Where sign-in and elicitation talk to the user (stderr: stdout carries results or the protocol). */
   readonly say: (line: string) => void;
 }
@@ -56,7 +59,7 @@ export function cliClientFeatures(opts: CliFeatureOptions): ClientFeatures {
     },
     elicit: (server, params) => elicit(server, params, opts),
     sample: (server) => Promise.reject(new Error(`mcp-tool-router (CLI) has no language model, so the sampling request of "${server}" was declined.`)),
-    roots: () => [{ uri: pathToFileURL(opts.workspace).href, name: path.basename(opts.workspace) }],
+    ...(opts.roots.length > 0 ? { roots: () => opts.roots.map((dir) => ({ uri: pathToFileURL(dir).href, name: path.basename(dir) })) } : {}),
   };
 }
 

@@ -16,12 +16,14 @@ import { runReplay, type ReplayCliOptions } from './replayCommand';
 import { runServe, type HttpServeOptions } from './serveCommand';
 import { isLoopbackHost } from '../core/gateway/httpGateway';
 import { routerConfigBeside } from '../core/config/takeOver';
+import type { RouterBlock } from '../core/config/routerBlock';
+import { callPolicy, CLI_ALLOW_HINTS, decideCall, destructivePolicyFrom, type CallPolicy, type DestructivePolicy } from '../core/policy/callPolicy';
 
 /**
  * `mcp-tool-router`: the core, outside VS Code.
  *
  *   tools   --config FILE [--json]
- *   call    NAME --args JSON --config FILE [--timeout MS]
+ *   call    NAME --args JSON --config FILE [--timeout MS]   (typing the name is the confirmation `confirm` asks for)
  *   servers --config FILE [--json]
  *
  * Exit codes: 0 ok, 1 usage or config error, 2 invalid arguments (the server was not called),
@@ -41,7 +43,13 @@ const USAGE = `Usage:
 Options:
   --config FILE      mcp.json (VS Code) or Claude Desktop config; may be repeated. Beside an mcp.json,
                      the router's own mcp-tool-router.json (servers taken over from VS Code) is read too
-  --workspace DIR    value of \${workspaceFolder} (default: the current directory)
+  --workspace DIR    value of \${workspaceFolder} (default: the current directory); not announced as a root
+  --root DIR         announce DIR to the servers as a root (repeatable; default: none). A root can widen
+                     what a server reaches: the filesystem server serves its roots instead of its folders
+  --destructive-tools P  confirm (default), never or always: what happens to tools marked destructive.
+                     confirm: call runs them (you named the tool); serve runs them only for a client that
+                     can ask its user (elicitation), and refuses them for any other client
+  --allow-destructive NAME  run this destructive tool without asking (repeatable)
   --input ID=VALUE   value of \${input:ID}; also read from MCP_TOOL_ROUTER_INPUT_<ID>
   --wait MS          how long to wait for servers to start (default 60000)
   --verbose          print server logs to stderr
@@ -52,6 +60,9 @@ Options:
   --host H           serve --http: the address to bind (default 127.0.0.1)
   --token-file F     serve --http: file holding the bearer token every request must send
   --no-auth          serve --http: no token (refused unless the host is loopback)
+  --trust-proxy      serve --http: take the client's address from X-Forwarded-For (behind your own proxy only)
+  --accept-tool-changes SERVER  accept the changed tool definitions of SERVER (held back until accepted;
+                     repeatable; "*" accepts every server's)
   --browser CMD      command that opens a sign-in page (the URL is added as its last argument);
                      the system's opener by default. Tokens are kept in CACHE/oauth, readable by you only
   --elicitation M    when a server asks for values mid-call: ask (on a terminal), accept-defaults or
@@ -98,16 +109,23 @@ interface CliOptions {
   noAuth: boolean;
   browser?: string;
   elicitation?: ElicitationMode;
+  /** --root: folders announced to servers as roots (none unless given). */
+  roots: string[];
+  destructiveTools?: DestructivePolicy;
+  allowDestructive: string[];
+  trustProxy: boolean;
+  /** Servers whose changed tool definitions the user accepts now. */
+  acceptToolChanges: string[];
 }
 
 export class UsageError extends Error {}
 
-function featuresFor(opts: CliOptions, err: (s: string) => void): ClientFeatures {
+function featuresFor(opts: CliOptions, roots: readonly string[], err: (s: string) => void): ClientFeatures {
   return cliClientFeatures({
     cacheDir: opts.cacheDir ?? path.dirname(defaultCacheDir()),
     ...(opts.browser ? { browser: opts.browser } : {}),
     elicitation: opts.elicitation ?? defaultElicitationMode(),
-    workspace: opts.workspace,
+    roots,
     say: (line) => err(`${line}\n`),
   });
 }
@@ -139,7 +157,7 @@ export function httpServeOptions(opts: Pick<CliOptions, 'http' | 'port' | 'host'
 }
 
 export function parseCliArgs(argv: readonly string[]): CliOptions {
-  const opts: CliOptions = { command: '', positional: [], configs: [], json: false, waitMs: DEFAULT_STARTUP_WAIT_MS, workspace: process.cwd(), inputs: new Map(), verbose: false, dynamic: false, quarantine: true, memory: true, http: false, noAuth: false, embeddings: { ...DEFAULT_EMBEDDING_SETTINGS } };
+  const opts: CliOptions = { command: '', positional: [], configs: [], json: false, waitMs: DEFAULT_STARTUP_WAIT_MS, workspace: process.cwd(), inputs: new Map(), verbose: false, dynamic: false, quarantine: true, memory: true, http: false, noAuth: false, embeddings: { ...DEFAULT_EMBEDDING_SETTINGS }, roots: [], allowDestructive: [], trustProxy: false, acceptToolChanges: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = (): string => {
@@ -171,6 +189,25 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         break;
       case '--workspace':
         opts.workspace = path.resolve(value());
+        break;
+      case '--root':
+        opts.roots.push(path.resolve(value()));
+        break;
+      case '--destructive-tools': {
+        const raw = value();
+        const policy = raw === 'confirm' || raw === 'never' || raw === 'always' ? destructivePolicyFrom(raw) : undefined;
+        if (!policy) throw new UsageError(`--destructive-tools must be confirm, never or always; got "${raw}".`);
+        opts.destructiveTools = policy;
+        break;
+      }
+      case '--allow-destructive':
+        opts.allowDestructive.push(value());
+        break;
+      case '--trust-proxy':
+        opts.trustProxy = true;
+        break;
+      case '--accept-tool-changes':
+        opts.acceptToolChanges.push(value());
         break;
       case '--verbose':
         opts.verbose = true;
@@ -276,10 +313,18 @@ async function promptInput(input: InputDefinition): Promise<string | undefined> 
   }
 }
 
-async function loadServers(opts: CliOptions): Promise<{ servers: ServerDefinition[]; issues: ConfigIssue[] }> {
+interface LoadedConfig {
+  servers: ServerDefinition[];
+  issues: ConfigIssue[];
+  /** The config files' `router` blocks, in the order read. */
+  blocks: RouterBlock[];
+}
+
+async function loadServers(opts: CliOptions): Promise<LoadedConfig> {
   if (opts.configs.length === 0) throw new UsageError('--config FILE is required.');
   const servers: ServerDefinition[] = [];
   const issues: ConfigIssue[] = [];
+  const blocks: RouterBlock[] = [];
   // Servers taken over from VS Code live in the router's own file beside its mcp.json: read it first, as the extension does.
   const files = opts.configs.flatMap((file) => {
     const beside = routerConfigBeside(path.resolve(file));
@@ -292,13 +337,27 @@ async function loadServers(opts: CliOptions): Promise<{ servers: ServerDefinitio
       resolveInput: async (input) => opts.inputs.get(input.id) ?? process.env[`MCP_TOOL_ROUTER_INPUT_${input.id}`] ?? (await promptInput(input)),
     });
     issues.push(...parsed.issues);
+    if (parsed.router) blocks.push(parsed.router);
     for (const s of parsed.servers) {
       if (servers.some((x) => x.name === s.name)) {
         issues.push({ file: path.resolve(file), server: s.name, severity: 'warning', message: 'A server of this name was already defined in an earlier config; this one is ignored.' });
       } else servers.push(s);
     }
   }
-  return { servers, issues };
+  return { servers, issues, blocks };
+}
+
+/**
+ * The call policy and roots of this run: flags first, then the config files' `router` blocks. Of several
+ * files' policies the strictest holds (never, then confirm, then always), so adding a file never loosens it.
+ */
+export function runChoices(opts: Pick<CliOptions, 'destructiveTools' | 'allowDestructive' | 'roots'>, blocks: readonly RouterBlock[]): { policy: CallPolicy; roots: string[] } {
+  const strictness: readonly DestructivePolicy[] = ['never', 'confirm', 'always'];
+  const fromFiles = blocks.map((b) => b.destructiveTools).filter((p): p is DestructivePolicy => p !== undefined);
+  const strictest = fromFiles.sort((a, b) => strictness.indexOf(a) - strictness.indexOf(b))[0];
+  const allowed = [...new Set([...opts.allowDestructive, ...blocks.flatMap((b) => b.allowedDestructiveTools ?? [])])];
+  const roots = [...new Set([...opts.roots, ...blocks.flatMap((b) => b.roots ?? [])])];
+  return { policy: callPolicy(opts.destructiveTools ?? strictest, allowed, CLI_ALLOW_HINTS), roots };
 }
 
 export async function runCli(argv: readonly string[], out: (s: string) => void = (s) => process.stdout.write(s), err: (s: string) => void = (s) => process.stderr.write(s)): Promise<number> {
@@ -364,7 +423,7 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
     }
   }
 
-  let loaded: { servers: ServerDefinition[]; issues: ConfigIssue[] };
+  let loaded: LoadedConfig;
   try {
     loaded = await loadServers(opts);
   } catch (error) {
@@ -373,6 +432,7 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
   }
   for (const issue of loaded.issues) err(`${formatConfigIssue(issue)}\n`);
   if (loaded.servers.length === 0 && loaded.issues.some((i) => i.severity === 'error') && opts.command !== 'servers') return EXIT_CODES.usage;
+  const { policy, roots } = runChoices(opts, loaded.blocks);
   if (opts.command === 'serve') {
     let http: HttpServeOptions | undefined;
     try {
@@ -381,10 +441,10 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
       err(`${(error as Error).message}\n`);
       return EXIT_CODES.usage;
     }
-    return runServe({ features: featuresFor(opts, err), servers: loaded.servers, dynamic: opts.dynamic, quarantine: opts.quarantine, verbose: opts.verbose, waitMs: opts.waitMs, embeddings: opts.embeddings, ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}), ...(http ? { http } : {}) }, err);
+    return runServe({ features: featuresFor(opts, roots, err), servers: loaded.servers, dynamic: opts.dynamic, quarantine: opts.quarantine, verbose: opts.verbose, waitMs: opts.waitMs, embeddings: opts.embeddings, callPolicy: policy, ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}), ...(http ? { http } : {}) }, err);
   }
 
-  const router = new ToolRouter({ ...(opts.verbose ? { onLog: (server: string, line: string) => err(`[${server}] ${line}\n`) } : {}), features: featuresFor(opts, err) });
+  const router = new ToolRouter({ ...(opts.verbose ? { onLog: (server: string, line: string) => err(`[${server}] ${line}\n`) } : {}), features: featuresFor(opts, roots, err) });
   try {
     await router.applyConfig(loaded.servers);
     switch (opts.command) {
@@ -415,7 +475,7 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
         }
         await router.whenSettled(opts.waitMs);
         reportUnready(router, err);
-        return await runSelect(prompt, router.listTools(), selectOptions(opts), out, err);
+        return await runSelect(prompt, router.listTools(), { ...selectOptions(opts), callPolicy: policy }, out, err);
       }
       case 'replay': {
         await router.whenSettled(opts.waitMs);
@@ -438,7 +498,12 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
             envelope = { ok: false, error: { type: 'SERVER_UNAVAILABLE', message: `"${name}" cannot be called: server "${s.name}" ${describeState(s.state)}${s.reason ? `: ${s.reason}` : ''}`, retryable: s.state !== 'failed' }, meta: { latencyMs: 0, bytes: 0, server: s.name, tool: name } };
           }
         } else {
-          envelope = await router.call(name, opts.args ?? '{}', opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {});
+          // The person typed this tool's name: that is the confirmation `confirm` asks for; `never` still refuses.
+          const decision = decideCall(policy, tool, { canAsk: false, confirmedByPerson: true });
+          envelope =
+            decision.verdict === 'refuse'
+              ? { ok: false, error: { type: 'NOT_APPROVED', message: decision.message, retryable: false }, meta: { latencyMs: 0, bytes: 0, server: tool.server, tool: tool.originalName, exposedName: tool.name } }
+              : await router.call(name, opts.args ?? '{}', opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {});
         }
         out(`${JSON.stringify(envelope, null, 2)}\n`);
         if (!envelope.ok) err(`${envelope.error.type}: ${envelope.error.message}\n`);

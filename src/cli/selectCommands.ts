@@ -6,6 +6,7 @@ import { loadQueriesFile, loadToolsFile, retrievalMetrics, METRIC_NAMES, type Da
 import { catalogueFromData, evaluateSelection, selectedRecall, type QueryOutcome } from '../core/evaluation/selectionEvaluation';
 import { createSelectionEngine, type EmbeddingProvider, type EmbeddingSettings } from '../core/selection/selectionEngine';
 import { readAsText, type SelectableTool, type Selection } from '../core/selection/selectionTypes';
+import type { CallPolicy } from '../core/policy/callPolicy';
 
 /**
  * `select` and `eval`: selection from the command line, on a live config or on any catalogue file in the
@@ -19,6 +20,8 @@ export interface SelectCliOptions {
   readonly embeddings: EmbeddingSettings;
   readonly cacheDir?: string;
   readonly json: boolean;
+  /** Which tools may be offered (destructive ones under `never` are dropped, with the reason). */
+  readonly callPolicy?: CallPolicy;
 }
 
 /** The folder holding package.json and media/: two levels up from src/cli, one from dist/. */
@@ -48,6 +51,7 @@ async function buildSelector(catalogue: readonly SelectableTool[], opts: SelectC
     root: projectRoot(),
     cacheFolder: opts.cacheDir ?? defaultCacheDir(),
     log: (m) => err(`${m}\n`),
+    ...(opts.callPolicy ? { selection: { callPolicy: opts.callPolicy } } : {}),
   });
   engine.selector.setCatalogue(catalogue);
   // A one-shot command can afford to wait for the index; the extension never does.

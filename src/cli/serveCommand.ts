@@ -52,6 +52,7 @@ export async function runServe(opts: ServeOptions, err: (s: string) => void): Pr
     cacheFolder: opts.cacheDir ?? defaultCacheDir(),
     log,
     ...(opts.quarantine === false ? {} : { quarantine: () => quarantined }),
+    ...(opts.callPolicy ? { selection: { callPolicy: opts.callPolicy } } : {}),
   });
   const router = new ToolRouter({ ...(opts.verbose ? { onLog: (server: string, line: string) => err(`[${server}] ${line}\n`) } : {}), ...(opts.features ? { features: opts.features } : {}) });
   const loggedFlags = new Set<string>();

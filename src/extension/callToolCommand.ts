@@ -1,13 +1,15 @@
 import * as vscode from 'vscode';
 import { findNodeAtLocation, parseTree, type Node as JsonNode } from 'jsonc-parser';
 import type { CallEnvelope } from '../core/router/callEnvelope';
+import { decideCall } from '../core/policy/callPolicy';
+import { settings } from './configService';
 import { flatFields, schemaSkeleton, type FormField } from '../core/schema/schemaForms';
 import type { RoutedTool } from '../core/router/toolRouter';
 import { askField, CANCELLED, SKIPPED, type FieldAnswer } from './fieldPrompts';
 import type { RouterService } from './routerService';
 
 /**
- * "Call Tool…": pick a tool, give its arguments, confirm if destructive, see the result.
+ * "Call Tool…": pick a tool, give its arguments, confirm if the call policy asks, see the result.
  *
  * Arguments of a flat schema are asked property by property; other schemas open a JSON editor with a
  * skeleton. Validation errors are shown at the field (the input box, or a squiggle in the JSON editor),
@@ -55,7 +57,13 @@ export async function callToolCommand(service: RouterService, results: ResultDoc
     if (args === undefined) return undefined;
   }
 
-  if (tool.annotations.destructiveHint && !request.confirmDestructive) {
+  // The person picked this tool; the policy still decides (`never` refuses it here too).
+  const decision = decideCall(settings.callPolicy(), tool, { canAsk: true, confirmedByPerson: request.confirmDestructive === true });
+  if (decision.verdict === 'refuse') {
+    void vscode.window.showErrorMessage(decision.message);
+    return { ok: false, error: { type: 'NOT_APPROVED', message: decision.message, retryable: false }, meta: { latencyMs: 0, bytes: 0, server: tool.server, tool: tool.originalName, exposedName: tool.name } };
+  }
+  if (decision.verdict === 'ask') {
     const run = vscode.l10n.t('Run');
     const answer = await vscode.window.showWarningMessage(
       vscode.l10n.t('"{0}" on server "{1}" is marked destructive: it may change or delete data. Run it?', tool.originalName, tool.server),

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { settings } from './configService';
-import { argumentsForConfirmation } from '../core/chat/callApproval';
+import { argumentsForConfirmation, type ConfirmAnswer } from '../core/policy/confirmation';
+import type { CallPolicy } from '../core/policy/callPolicy';
 import { FIND_TOOLS_RESULTS, runChatTurn, type CallConfirmation, type ChatMessage, type ChatModel, type ChatToolDefinition, type TurnResult, type TurnSearch } from '../core/chat/chatTurn';
 import { searchHits } from '../core/chat/toolSearch';
 import type { CostMonitor } from '../core/guards/costMonitor';
 import { ChatSessions, chatIdFromHistory } from '../core/chat/chatSessions';
 import type { LoopDetectorOptions, LoopTurnHistory } from '../core/guards/loopDetector';
-import type { DestructivePolicy, Selection } from '../core/selection/selectionTypes';
+import type { Selection } from '../core/selection/selectionTypes';
 import type { RouterService } from './routerService';
 import type { SelectionService } from './selectionService';
-import { destructivePolicySetting } from './settings';
 import type { UsageLearning } from './usageLearning';
 
 /**
@@ -84,7 +84,7 @@ export class RouterParticipant implements vscode.Disposable {
     const pinned = request.toolReferences.map((r) => r.name).filter((name) => this.service.router.getTool(name) !== undefined);
     stream.progress(vscode.l10n.t('Selecting tools…'));
     const selection = await this.selection.select(request.prompt, { turn: chatTurn, pinned, sticky: chat.sticky, signal: controller.signal });
-    const policy = destructivePolicySetting(settings.get('selection.allowDestructiveTools'));
+    const policy = settings.callPolicy();
     const router = this.service.router;
     const result = await runChatTurn({
       prompt: request.prompt,
@@ -99,7 +99,7 @@ export class RouterParticipant implements vscode.Disposable {
       maxSteps: settings.get('chat.maxSteps'),
       cap: settings.get('selection.cap'),
       signal: controller.signal,
-      destructivePolicy: policy,
+      policy,
       isDestructive: (name) => router.getTool(name)?.annotations.destructiveHint === true,
       confirm: (call) => this.askToRun(call),
       search: this.turnSearch(policy),
@@ -138,7 +138,7 @@ export class RouterParticipant implements vscode.Disposable {
   }
 
   /** The search tool's ranking: agent mode's search (selection on the query), without quarantined tools, and without destructive ones under `never`. */
-  private turnSearch(policy: DestructivePolicy): TurnSearch {
+  private turnSearch(policy: CallPolicy): TurnSearch {
     const router = this.service.router;
     return {
       search: async (query, signal) => {
@@ -146,7 +146,7 @@ export class RouterParticipant implements vscode.Disposable {
         return searchHits(ranked, (name) => router.getTool(name), {
           limit: FIND_TOOLS_RESULTS,
           quarantined: this.selection.quarantinedTools(),
-          destructivePolicy: policy,
+          policy,
         });
       },
       definition: (name) => this.toolDefinitions([name])[0],
@@ -158,7 +158,7 @@ export class RouterParticipant implements vscode.Disposable {
    * Modal, because it can be awaited inside the running request: chat buttons run a command only after
    * the response, and a chat confirmation part answers in a new request, so the turn could not go on.
    */
-  private async askToRun(call: CallConfirmation): Promise<boolean> {
+  private async askToRun(call: CallConfirmation): Promise<ConfirmAnswer> {
     const tool = this.service.router.getTool(call.tool);
     const run = vscode.l10n.t('Run');
     const dontRun = vscode.l10n.t("Don't run");
@@ -171,7 +171,7 @@ export class RouterParticipant implements vscode.Disposable {
       run,
       dontRun,
     );
-    return answer === run;
+    return answer === run ? { answer: 'yes' } : { answer: 'no' };
   }
 }
 

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { checkSetting, SETTINGS_SECTION, type ExtensionSettings } from './settings';
+import type { CallPolicy } from '../core/policy/callPolicy';
+import { callPolicySetting, checkSetting, SETTINGS_SECTION, type ExtensionSettings } from './settings';
 
 /**
  * The extension's one way to read its settings: typed reads, each value checked against its default's
@@ -42,6 +43,11 @@ export class ConfigService implements vscode.Disposable {
       }
     }
     return checked.value;
+  }
+
+  /** The call policy in force now, for every VS Code surface (selection, `@router`, Call Tool, the gateway). */
+  callPolicy(): CallPolicy {
+    return callPolicySetting(this.get('selection.allowDestructiveTools'), this.get('selection.allowedDestructiveTools'));
   }
 
   /** Calls `listener` when a setting under any of `sections` (e.g. `cost`, `selection.cap`) changes. */

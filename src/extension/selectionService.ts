@@ -8,7 +8,7 @@ import { inspectExposedTools, quarantineOf, type ToolFlag } from '../core/securi
 import type { RoutedTool } from '../core/router/toolRouter';
 import type { UsageMemory } from '../core/learning/usageMemory';
 import type { RouterService } from './routerService';
-import { destructivePolicySetting, SETTING_DEFAULTS } from './settings';
+import { SETTING_DEFAULTS } from './settings';
 
 /**
  * Selection inside VS Code: builds the selection engine from the settings, keeps its catalogue in step
@@ -144,7 +144,7 @@ export class SelectionService implements vscode.Disposable {
       cap: settings.get('selection.cap'),
       coreTools: settings.get('selection.coreTools'),
       allowedTools: settings.get('selection.allowedTools'),
-      destructiveTools: destructivePolicySetting(settings.get('selection.allowDestructiveTools')),
+      callPolicy: settings.callPolicy(),
       keyword,
     };
     const log = (m: string): void => this.service.log.warn(m);

@@ -7,7 +7,7 @@ export const SETTINGS_SECTION = 'toolRouter';
 import type { KeywordRoute } from '../core/selection/keywordStage';
 import { DEFAULT_CAP, DEFAULT_MIN_TOOLS, DEFAULT_DEPTH } from '../core/selection/toolSelector';
 import type { EmbeddingProvider } from '../core/selection/selectionEngine';
-import { DEFAULT_DESTRUCTIVE_POLICY, destructivePolicyFrom, type DestructivePolicy } from '../core/selection/selectionTypes';
+import { callPolicy, DEFAULT_DESTRUCTIVE_POLICY, destructivePolicyFrom, VSCODE_ALLOW_HINTS, type CallPolicy, type DestructivePolicy } from '../core/policy/callPolicy';
 import { DEFAULT_MAX_STEPS } from '../core/chat/chatTurn';
 import { DEFAULT_COST_LIMITS } from '../core/guards/costMonitor';
 import { DEFAULT_LEARNING_ENABLED } from '../core/learning/usageMemory';
@@ -34,6 +34,8 @@ export interface ExtensionSettings {
   readonly 'selection.allowedTools': string[];
   /** `confirm` | `never` | `always`; the old boolean still works (true → always, false → never). */
   readonly 'selection.allowDestructiveTools': DestructivePolicy | boolean;
+  /** Destructive tools, by exposed name, that run without asking whatever the policy. */
+  readonly 'selection.allowedDestructiveTools': string[];
   readonly 'selection.groups': Record<string, string[]>;
   readonly 'selection.routes': KeywordRoute[];
   readonly 'selection.defaultGroups': string[];
@@ -67,6 +69,7 @@ export const SETTING_DEFAULTS: ExtensionSettings = {
   'selection.coreTools': [],
   'selection.allowedTools': [],
   'selection.allowDestructiveTools': DEFAULT_DESTRUCTIVE_POLICY,
+  'selection.allowedDestructiveTools': [],
   'selection.groups': {},
   'selection.routes': [],
   'selection.defaultGroups': [],
@@ -108,6 +111,12 @@ export function checkSetting<K extends keyof ExtensionSettings>(key: K, value: u
 /** toolRouter.selection.allowDestructiveTools as a policy: the old boolean keeps working, anything else is the default. */
 export function destructivePolicySetting(value: unknown): DestructivePolicy {
   return destructivePolicyFrom(value) ?? DEFAULT_DESTRUCTIVE_POLICY;
+}
+
+/** The call policy of every VS Code surface, from its two settings. */
+export function callPolicySetting(policy: unknown, allowed: unknown): CallPolicy {
+  const names = Array.isArray(allowed) ? allowed.filter((n): n is string => typeof n === 'string') : [];
+  return callPolicy(destructivePolicySetting(policy), names, VSCODE_ALLOW_HINTS);
 }
 
 /** Every command the extension contributes; a test checks these against package.json and the registry. */

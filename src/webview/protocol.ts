@@ -28,7 +28,7 @@ export interface CallView {
   readonly ok: boolean;
   readonly errorType?: string;
   readonly latencyMs: number;
-  /** For a destructive tool: confirmed or declined by the user, or refused by the policy. */
+  /** For a destructive tool: confirmed or declined by the user, unanswered, or refused by the policy. */
   readonly confirmation?: TurnCall['confirmation'];
 }
 
@@ -164,7 +164,7 @@ function isReadAs(r: unknown): boolean {
   return r === undefined || (Array.isArray(r) && r.every((f) => isRecord(f) && typeof f['from'] === 'string' && typeof f['to'] === 'string'));
 }
 
-const CONFIRMATIONS: ReadonlySet<unknown> = new Set([undefined, 'confirmed', 'declined', 'refused']);
+const CONFIRMATIONS: ReadonlySet<unknown> = new Set([undefined, 'confirmed', 'declined', 'unanswered', 'refused']);
 
 function isCallShape(c: unknown): c is CallView {
   return isRecord(c) && typeof c['name'] === 'string' && typeof c['ok'] === 'boolean' && typeof c['latencyMs'] === 'number' && CONFIRMATIONS.has(c['confirmation']);

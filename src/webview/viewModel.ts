@@ -228,7 +228,8 @@ export function foundRows(turn: Pick<TurnView, 'found' | 'calls'>, descriptions:
 const CONFIRMATION_LABELS: Readonly<Record<NonNullable<CallView['confirmation']>, string>> = {
   confirmed: 'run after you confirmed',
   declined: 'not run: you declined',
-  refused: 'not run: destructive tools are off',
+  unanswered: 'not run: the question went unanswered',
+  refused: 'not run: the destructive-tools policy refused it',
 };
 
 /** How a call ended, for the calls list: ok, the error type, or what the destructive-tools question decided. */

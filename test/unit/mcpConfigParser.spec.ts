@@ -403,9 +403,17 @@ describe('mcpConfigParser', () => {
         maxConcurrentCalls: 2,
         maxResponseBytes: 4096,
         startupTimeoutMs: 500,
+        roots: false,
       };
       const parsed = await parseObject({ servers: { s: { command: 'node', router } } });
       assert.deepEqual(server(parsed, 's').options, router);
+    });
+
+    it('tells servers the roots unless a server says "roots": false, and rejects a roots that is not a boolean', async () => {
+      const parsed = await parseObject({ servers: { told: { command: 'node' }, kept: { command: 'node', router: { roots: false } }, bad: { command: 'node', router: { roots: 'no' } } } });
+      assert.equal(server(parsed, 'told').options.roots, true);
+      assert.equal(server(parsed, 'kept').options.roots, false);
+      assert.ok(parsed.issues.some((i) => i.server === 'bad' && i.field === 'router.roots' && i.severity === 'error'), JSON.stringify(parsed.issues));
     });
 
     it('disables a server with "disabled": true', async () => {

@@ -2,9 +2,10 @@ import type { CallEnvelope } from '../router/callEnvelope';
 import { estimateTokens, type CostMonitor } from '../guards/costMonitor';
 import { HallucinationGuardTurn } from '../guards/hallucinationGuard';
 import { loopDetectedEnvelope, resultFactsFor, type LoopDetector } from '../guards/loopDetector';
-import { DEFAULT_DESTRUCTIVE_POLICY, type DestructivePolicy, type Selection } from '../selection/selectionTypes';
+import type { Selection } from '../selection/selectionTypes';
 import { DEFAULT_CAP } from '../selection/toolSelector';
-import { declinedMessage, destructiveApproval, refusedByPolicyMessage } from './callApproval';
+import { DEFAULT_CALL_POLICY, decideCall, offerNote, offerTool, type CallPolicy } from '../policy/callPolicy';
+import { unconfirmedMessage, type ConfirmAnswer } from '../policy/confirmation';
 import { AnswerStream } from './answerStream';
 import { OfferedTools } from './offeredTools';
 import type { SearchHit } from './toolSearch';
@@ -76,10 +77,10 @@ export interface TurnCall {
   readonly call: ChatToolCall;
   readonly envelope: CallEnvelope;
   /**
-   * For a destructive tool: `confirmed` or `declined` by the user, or `refused` by the policy `never`
-   * (or because nobody could be asked). Absent when no question was needed.
+   * For a destructive tool: `confirmed` or `declined` by the user, `unanswered` when the question timed out
+   * or failed, or `refused` by the policy (`never`, or nobody could be asked). Absent when no question was needed.
    */
-  readonly confirmation?: 'confirmed' | 'declined' | 'refused';
+  readonly confirmation?: 'confirmed' | 'declined' | 'unanswered' | 'refused';
 }
 
 /** What the user is asked before a destructive call runs. */
@@ -89,10 +90,10 @@ export interface CallConfirmation {
 }
 
 /**
- * Asks the user whether a call may run; resolves `true` to run it. The participant shows a modal
- * question; tests answer from a script. A rejection counts as "no".
+ * Asks the user whether a call may run; only `yes` runs it. The participant shows a modal question;
+ * tests answer from a script. A rejection counts as a question that failed.
  */
-export type ConfirmCall = (request: CallConfirmation, signal?: AbortSignal) => Promise<boolean>;
+export type ConfirmCall = (request: CallConfirmation, signal?: AbortSignal) => Promise<ConfirmAnswer>;
 
 /** The search behind {@link FIND_TOOLS_NAME}: the same ranking as agent mode's toolRouter_searchTools. */
 export interface TurnSearch {
@@ -169,8 +170,8 @@ export interface ChatTurnOptions {
   readonly maxSteps?: number;
   readonly signal?: AbortSignal;
   readonly events?: TurnEvents;
-  /** toolRouter.selection.allowDestructiveTools (default `confirm`). */
-  readonly destructivePolicy?: DestructivePolicy;
+  /** Which calls run, ask or are refused (default: `confirm`, nothing allow-listed). */
+  readonly policy?: CallPolicy;
   /**
    * Whether a tool is marked destructive; by default, what the selection (its `confirm` mark) and the
    * search hits (their annotations) say. The participant asks the router, which knows every tool.
@@ -285,7 +286,7 @@ export async function runChatTurn(options: ChatTurnOptions): Promise<TurnResult>
       if (options.search && call.name === FIND_TOOLS_NAME) {
         // A search is no action: it is not a call of the turn, so the claimed-action guard still applies.
         events?.onProgress?.('Searching for tools…');
-        resultText = await findTools(call.input, { search: options.search, step, offered, found, destructiveFound, policy: options.destructivePolicy ?? DEFAULT_DESTRUCTIVE_POLICY, ...(options.signal ? { signal: options.signal } : {}) });
+        resultText = await findTools(call.input, { search: options.search, step, offered, found, destructiveFound, policy: options.policy ?? DEFAULT_CALL_POLICY, canAsk: options.confirm !== undefined, ...(options.signal ? { signal: options.signal } : {}) });
       } else {
         const wasOffered = offered.has(call.name);
         const check = loops.check(call.name, call.input);
@@ -295,7 +296,7 @@ export async function runChatTurn(options: ChatTurnOptions): Promise<TurnResult>
           envelope = loopDetectedEnvelope(check, { server: '', tool: call.name, exposedName: call.name });
           warn({ kind: 'loop', tool: call.name, args: call.input, rule: check.rule, message: check.message });
         } else {
-          const verdict = await gate(call, wasOffered);
+          const verdict = await gate(call);
           confirmation = verdict.confirmation;
           if (verdict.run) {
             events?.onToolStart?.(call);
@@ -326,29 +327,28 @@ export async function runChatTurn(options: ChatTurnOptions): Promise<TurnResult>
   return done(message, false, message);
 }
 
-type GateVerdict = { readonly run: true; readonly confirmation?: 'confirmed' } | { readonly run: false; readonly confirmation: 'declined' | 'refused'; readonly message: string };
+type GateVerdict = { readonly run: true; readonly confirmation?: 'confirmed' } | { readonly run: false; readonly confirmation: 'declined' | 'unanswered' | 'refused'; readonly message: string };
 
-/** Decides whether a call runs, by the destructive-tools policy (callApproval.ts); under `confirm` it asks the user. */
-function callGate(options: ChatTurnOptions, destructiveFound: ReadonlySet<string>): (call: ChatToolCall, wasOffered: boolean) => Promise<GateVerdict> {
-  const policy = options.destructivePolicy ?? DEFAULT_DESTRUCTIVE_POLICY;
+/** Carries out the call policy (callPolicy.ts) for one call; under `ask` it asks the user through `confirm`. */
+function callGate(options: ChatTurnOptions, destructiveFound: ReadonlySet<string>): (call: ChatToolCall) => Promise<GateVerdict> {
+  const policy = options.policy ?? DEFAULT_CALL_POLICY;
   const marked = new Set(options.selection.tools.filter((t) => t.confirm).map((t) => t.name));
   const isDestructive = options.isDestructive ?? ((name: string) => marked.has(name) || destructiveFound.has(name));
-  return async (call, wasOffered) => {
-    const approval = destructiveApproval(policy, isDestructive(call.name), wasOffered);
-    if (approval === 'run') return { run: true };
-    if (approval === 'refuse') return { run: false, confirmation: 'refused', message: refusedByPolicyMessage(call.name) };
-    if (!options.confirm) {
-      return { run: false, confirmation: 'refused', message: `"${call.name}" is marked destructive and needs the user's approval, which could not be asked here, so it was not run.` };
-    }
-    let approved = false;
+  return async (call) => {
+    const decision = decideCall(policy, { name: call.name, annotations: { destructiveHint: isDestructive(call.name) } }, { canAsk: options.confirm !== undefined });
+    if (decision.verdict === 'run') return { run: true };
+    if (decision.verdict === 'refuse') return { run: false, confirmation: 'refused', message: decision.message };
+    let answer: ConfirmAnswer;
     try {
-      approved = await options.confirm({ tool: call.name, args: call.input }, options.signal);
-    } catch {
-      // A question that fails (closed, cancelled) is a "no": nothing destructive runs unapproved.
+      answer = await options.confirm!({ tool: call.name, args: call.input }, options.signal);
+    } catch (error) {
+      // Nothing destructive runs unapproved; the model is told the question failed, not that the user said no.
+      answer = { answer: 'failed', reason: error instanceof Error ? error.message : String(error) };
     }
     // A request cancelled while the question was open does not go on with the call.
-    if (options.signal?.aborted) approved = false;
-    return approved ? { run: true, confirmation: 'confirmed' } : { run: false, confirmation: 'declined', message: declinedMessage(call.name) };
+    if (options.signal?.aborted && answer.answer === 'yes') answer = { answer: 'failed', reason: 'the request was cancelled' };
+    if (answer.answer === 'yes') return { run: true, confirmation: 'confirmed' };
+    return { run: false, confirmation: answer.answer === 'no' ? 'declined' : 'unanswered', message: unconfirmedMessage(call.name, answer) };
   };
 }
 
@@ -358,7 +358,7 @@ function callGate(options: ChatTurnOptions, destructiveFound: ReadonlySet<string
  */
 async function findTools(
   input: unknown,
-  context: { search: TurnSearch; step: number; offered: OfferedTools; found: FoundTool[]; destructiveFound: Set<string>; policy: DestructivePolicy; signal?: AbortSignal },
+  context: { search: TurnSearch; step: number; offered: OfferedTools; found: FoundTool[]; destructiveFound: Set<string>; policy: CallPolicy; canAsk: boolean; signal?: AbortSignal },
 ): Promise<string> {
   const raw = typeof input === 'string' ? parseJsonObject(input) : input;
   const query = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)['query'] : undefined;
@@ -372,8 +372,10 @@ async function findTools(
   const tools: Array<Record<string, unknown>> = [];
   for (const hit of hits) {
     const destructive = hit.annotations?.destructiveHint === true;
-    // The policy `never` keeps destructive tools out of selection; a search must not bring them back.
-    if (destructive && context.policy === 'never') continue;
+    // What selection would not offer, a search must not bring back.
+    const offer = offerTool(context.policy, hit, { canAsk: context.canAsk });
+    if (!offer.offered) continue;
+    const note = offerNote(offer);
     const already = context.offered.has(hit.name);
     // A selected tool that gave its place to a found one stays out: the model had it and did not call it.
     if (!already && context.offered.wasSelected(hit.name)) continue;
@@ -386,7 +388,7 @@ async function findTools(
       if (destructive) context.destructiveFound.add(hit.name);
       status = added.offered ? 'offered from your next step' : 'not offered: the tool limit is reached';
     }
-    tools.push({ name: hit.name, server: hit.server, description: shorten(hit.description, FOUND_DESCRIPTION_CHARS), ...(destructive ? { destructive: 'asks the user before it runs' } : {}), status });
+    tools.push({ name: hit.name, server: hit.server, description: shorten(hit.description, FOUND_DESCRIPTION_CHARS), ...(note ? { destructive: note } : {}), status });
   }
   const next = tools.length === 0 ? 'No tools matched; try other words, or answer with what you have.' : 'Call the tool you need directly, by its name, at your next step.';
   return JSON.stringify({ query: query.trim(), tools, next });

@@ -1,4 +1,5 @@
-import type { DestructivePolicy, Selection } from '../selection/selectionTypes';
+import type { Selection } from '../selection/selectionTypes';
+import { offerTool, type CallAudience, type CallPolicy } from '../policy/callPolicy';
 import type { RoutedTool } from '../router/toolRouter';
 
 /**
@@ -21,8 +22,9 @@ export interface SearchHitOptions {
   readonly limit: number;
   /** Exposed name → why it is quarantined (poisoning flags): such tools never reach a model through search. */
   readonly quarantined?: ReadonlyMap<string, string>;
-  /** toolRouter.selection.allowDestructiveTools: under `never`, destructive tools are left out, since they could not be called. */
-  readonly destructivePolicy?: DestructivePolicy;
+  /** Tools the policy would refuse for this audience are left out: the model must not plan around them. */
+  readonly policy?: CallPolicy;
+  readonly audience?: CallAudience;
 }
 
 /** Scores are rounded for the model: more digits cost tokens and mean nothing. */
@@ -38,7 +40,7 @@ export function searchHits(selection: Selection, getTool: (name: string) => Rout
     if (hits.length >= options.limit) break;
     if (options.quarantined?.has(name)) continue;
     const tool = getTool(name);
-    if (!tool || (options.destructivePolicy === 'never' && tool.annotations.destructiveHint === true)) continue;
+    if (!tool || (options.policy && !offerTool(options.policy, tool, options.audience ?? { canAsk: true }).offered)) continue;
     const annotated = Object.keys(tool.annotations).length > 0;
     hits.push({
       name: tool.name,

@@ -12,6 +12,7 @@ import {
   type ServerLaunch,
 } from './serverConfig';
 import { parseEnvFile } from './envFile';
+import { parseRouterBlock, type RouterBlock } from './routerBlock';
 import { isRecord } from '../util/isRecord';
 
 /**
@@ -47,6 +48,8 @@ export interface ParsedConfig {
   readonly servers: ServerDefinition[];
   readonly inputs: InputDefinition[];
   readonly issues: ConfigIssue[];
+  /** The top-level `router` block, when the file has one (routerBlock.ts). */
+  readonly router?: RouterBlock;
 }
 
 /**
@@ -83,6 +86,8 @@ export async function parseMcpConfig(text: string, ctx: ConfigContext): Promise<
     issues.push({ file, severity: 'error', message: `The config is larger than ${MAX_CONFIG_BYTES} bytes; an mcp.json this large is not supported. Split it or remove unused entries.` });
     return { servers: [], inputs: [], issues };
   }
+  // Editors on Windows often save a byte order mark; it is not part of the JSON.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const parseErrors: ParseError[] = [];
   const root: unknown = parseJsonc(text, parseErrors, { allowTrailingComma: true, disallowComments: false });
   if (parseErrors.length > 0) {
@@ -97,14 +102,16 @@ export async function parseMcpConfig(text: string, ctx: ConfigContext): Promise<
   }
 
   const inputs = parseInputs(root['inputs'], file, issues);
+  const router = parseRouterBlock(root['router'], file, issues);
+  const withRouter = router ? { router } : {};
   const serversNode = root['servers'] ?? root['mcpServers'];
   if (serversNode === undefined) {
     issues.push({ file, severity: 'warning', message: 'No "servers" or "mcpServers" object found; nothing to start.' });
-    return { servers: [], inputs, issues };
+    return { servers: [], inputs, issues, ...withRouter };
   }
   if (!isRecord(serversNode)) {
     issues.push({ file, severity: 'error', field: root['servers'] !== undefined ? 'servers' : 'mcpServers', message: 'Must be an object mapping server names to server definitions.' });
-    return { servers: [], inputs, issues };
+    return { servers: [], inputs, issues, ...withRouter };
   }
 
   const resolvedInputs = new Map<string, string | undefined>();
@@ -115,7 +122,7 @@ export async function parseMcpConfig(text: string, ctx: ConfigContext): Promise<
     issues.push(...serverIssues);
     if (def && !serverIssues.some((i) => i.severity === 'error')) servers.push(def);
   }
-  return { servers, inputs, issues };
+  return { servers, inputs, issues, ...withRouter };
 }
 
 async function parseServer(
@@ -337,6 +344,7 @@ function parseRouterOptions(
     switch (key) {
       case 'enabled':
       case 'allowUnvalidatedTools':
+      case 'roots':
         if (typeof value !== 'boolean') err(key, `must be true or false, got ${describeType(value)}.`);
         else options[key] = value;
         break;

@@ -48,6 +48,12 @@ export interface RouterOptions {
    */
   readonly allowUnvalidatedTools: boolean;
   /**
+   * Tell this server the client's roots (VS Code: the workspace folders; CLI: each --root). Some servers
+   * widen what they reach to the roots they are told (the filesystem server replaces its configured
+   * folders with them), so a server can be kept to its own configuration with false.
+   */
+  readonly roots: boolean;
+  /**
    * OAuth for a remote server that uses the MCP authorization spec: a client registered with its
    * authorization server beforehand, and the scopes to ask for. Without it, the router registers itself
    * (dynamic client registration or a client ID metadata document) when the server asks for sign-in.
@@ -91,6 +97,7 @@ export const DEFAULT_ROUTER_OPTIONS: RouterOptions = {
   maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
   startupTimeoutMs: DEFAULT_STARTUP_TIMEOUT_MS,
   allowUnvalidatedTools: false,
+  roots: true,
 };
 
 export interface ServerDefinition {

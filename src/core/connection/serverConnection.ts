@@ -502,7 +502,7 @@ export class ServerConnection implements Connection {
       // Defaults the user left out are filled in from the requested schema (SEP-1034).
       ...(features?.elicit ? { elicitation: { form: { applyDefaults: true } } } : {}),
       ...(features?.sample ? { sampling: {} } : {}),
-      ...(features?.roots ? { roots: { listChanged: features.onRootsChanged !== undefined } } : {}),
+      ...(features?.roots && this.definition.options.roots ? { roots: { listChanged: features.onRootsChanged !== undefined } } : {}),
     };
   }
 
@@ -564,7 +564,8 @@ export class ServerConnection implements Connection {
         return forward ? forward.sample!(request.params, extra.signal) : sample(this.name, request.params, extra.signal);
       });
     }
-    if (features?.roots) {
+    // A server configured without roots is not told them, so it keeps to the folders its own config gives.
+    if (features?.roots && this.definition.options.roots) {
       const roots = features.roots;
       client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots().map((r) => ({ ...r })) }));
       this.offRoots?.();

@@ -1,9 +1,10 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type CreateMessageRequest, type ElicitRequest, type LoggingLevel, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type CreateMessageRequest, type ElicitRequest, type LoggingLevel, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CallerFeatures } from '../connection/clientFeatures';
 import type { CallEnvelope } from '../router/callEnvelope';
-import { confirmationMarkdown, declinedMessage, destructiveApproval, refusedByPolicyMessage } from '../chat/callApproval';
+import { decideCall, offerTool, type CallAudience } from '../policy/callPolicy';
+import { confirmationMarkdown, unconfirmedMessage, type ConfirmAnswer } from '../policy/confirmation';
 import { searchHits, type SearchHit } from '../chat/toolSearch';
 import type { ToolIndex } from '../selection/toolIndex';
 import type { ToolSelector } from '../selection/toolSelector';
@@ -30,6 +31,8 @@ export const MAX_SEARCH_LIMIT = 50;
 export const MAX_DYNAMIC_TOOLS = 8;
 /** How long a search or call waits for servers that are still starting (a first `npx` start is slow). */
 export const DEFAULT_STARTUP_WAIT_MS = 30_000;
+/** How long a person has to answer a confirmation: time to read the call, short enough that a forgotten question ends. */
+export const DEFAULT_CONFIRM_TIMEOUT_MS = 120_000;
 /** How long a search waits for the embedding index of new tools; after that it ranks on keywords. */
 export const DEFAULT_INDEX_WAIT_MS = 10_000;
 
@@ -51,6 +54,7 @@ export interface RouterGatewayOptions {
   readonly syncCatalogue?: boolean;
   readonly startupWaitMs?: number;
   readonly indexWaitMs?: number;
+  readonly confirmTimeoutMs?: number;
   readonly serverInfo?: { readonly name: string; readonly version: string };
   readonly log?: (message: string) => void;
   /** Learning from use: each search's query and the tools it returned. */
@@ -197,7 +201,8 @@ export class RouterGateway {
     const hits = searchHits(selection, (name) => this.router.getTool(name), {
       limit,
       quarantined: this.selection.quarantine?.() ?? new Map<string, string>(),
-      destructivePolicy: this.selection.selector.options.destructiveTools,
+      policy: this.selection.selector.options.callPolicy,
+      audience: this.audience(),
     });
     this.options.onSearch?.(query, hits.map((h) => h.name));
     let next = hits.length === 0 ? 'No tools are available yet: the servers may still be starting or may have failed.' : `Call a tool with ${CALL_TOOL_NAME} {"name", "arguments"}.`;
@@ -210,15 +215,18 @@ export class RouterGateway {
   }
 
   /**
-   * The subset a search leaves listed: its top tools, without destructive ones unless the policy is
-   * `always` (they stay callable through the call tool), and without any routed tool whose name would
-   * shadow a gateway tool. Under `confirm` they stay out too: the gateway has no user to ask, so it
-   * keeps the behaviour of the old default (false) rather than list them as ordinary tools.
+   * The subset a search leaves listed: its top tools that run without a question (a client lists its
+   * tools as ordinary ones; those that ask stay reachable through the call tool), and no routed tool whose
+   * name would shadow a gateway tool.
    */
   private subsetFrom(hits: readonly SearchHit[]): string[] {
-    const allowDestructive = this.selection.selector.options.destructiveTools === 'always';
+    const policy = this.selection.selector.options.callPolicy;
+    const audience = this.audience();
     return hits
-      .filter((h) => !META_TOOLS.has(h.name) && (allowDestructive || !h.annotations?.destructiveHint))
+      .filter((h) => {
+        const offer = offerTool(policy, h, audience);
+        return !META_TOOLS.has(h.name) && offer.offered && !offer.asks;
+      })
       .slice(0, MAX_DYNAMIC_TOOLS)
       .map((h) => h.name);
   }
@@ -258,9 +266,12 @@ export class RouterGateway {
     await this.router.waitForTool(name, this.options.startupWaitMs ?? DEFAULT_STARTUP_WAIT_MS);
     const tool = this.router.getTool(name);
     if (tool) {
-      const approval = destructiveApproval(this.selection.selector.options.destructiveTools, tool.annotations.destructiveHint === true);
-      if (approval === 'refuse') return notApproved(tool, refusedByPolicyMessage(name));
-      if (approval === 'ask' && !(await this.confirm(tool, args, signal))) return notApproved(tool, declinedMessage(name));
+      const decision = decideCall(this.selection.selector.options.callPolicy, tool, this.audience());
+      if (decision.verdict === 'refuse') return notApproved(tool, decision.message);
+      if (decision.verdict === 'ask') {
+        const answer = await this.confirm(tool, args, signal);
+        if (answer.answer !== 'yes') return notApproved(tool, unconfirmedMessage(name, answer));
+      }
     }
     const envelope = await this.router.call(name, args, { ...(signal ? { signal } : {}), caller: this.callerFeatures() });
     if (tool) this.options.onCall?.(name);
@@ -276,23 +287,31 @@ export class RouterGateway {
     };
   }
 
+  /** Who this session's client is to the call policy: it can ask its user only if it declared elicitation. */
+  private audience(): CallAudience {
+    return { canAsk: this.server.getClientCapabilities()?.elicitation !== undefined };
+  }
+
   /**
    * Asks the user, through the client, before a destructive tool runs: an elicitation naming the tool, its
-   * server and its arguments, which the user accepts or declines. A client that cannot elicit asks on its
-   * own before any tool call (VS Code, Claude Desktop and other hosts confirm calls of tools not marked
-   * read-only, which the call tool is not); the call then goes through, as that client's confirmation was it.
+   * server and its arguments, which the user accepts or declines. Only called for a client that elicits.
    */
-  private async confirm(tool: RoutedTool, args: unknown, signal?: AbortSignal): Promise<boolean> {
-    if (!this.server.getClientCapabilities()?.elicitation) return true;
+  private async confirm(tool: RoutedTool, args: unknown, signal?: AbortSignal): Promise<ConfirmAnswer> {
+    const timeout = this.options.confirmTimeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS;
     try {
       const answer = await this.server.elicitInput(
         { message: `Run ${tool.name}? ${confirmationMarkdown(tool, args, true)}`, requestedSchema: { type: 'object', properties: {} } },
-        signal ? { signal } : undefined,
+        { timeout, ...(signal ? { signal } : {}) },
       );
-      return answer.action === 'accept';
+      return answer.action === 'accept' ? { answer: 'yes' } : { answer: 'no' };
     } catch (error) {
-      this.note('warning', `could not ask the client to confirm ${tool.name}: ${error instanceof Error ? error.message : String(error)}`);
-      return false;
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        this.note('warning', `the confirmation for ${tool.name} timed out after ${timeout} ms`);
+        return { answer: 'timed-out', waitedMs: timeout };
+      }
+      const reason = error instanceof Error ? error.message : String(error);
+      this.note('warning', `could not ask the client to confirm ${tool.name}: ${reason}`);
+      return { answer: 'failed', reason };
     }
   }
 

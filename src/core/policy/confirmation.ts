@@ -1,32 +1,26 @@
-import type { DestructivePolicy } from '../selection/selectionTypes';
+import { declinedMessage, notAskedMessage, timedOutMessage } from './callPolicy';
 
 /**
- * Whether a call to a destructive tool runs, asks the user first, or is refused, by the policy of
- * toolRouter.selection.allowDestructiveTools. One rule for `@router` (chatTurn.ts) and agent mode
- * (agentTools.ts), so the two never disagree.
+ * Asking a person before a call runs (the call policy's `ask`): how the question shows the call, and how
+ * its answer is told apart, so a question nobody answered is never reported as a "no".
  */
 
-export type DestructiveApproval = 'run' | 'ask' | 'refuse';
+export type ConfirmAnswer =
+  | { readonly answer: 'yes' }
+  | { readonly answer: 'no' }
+  | { readonly answer: 'timed-out'; readonly waitedMs: number }
+  | { readonly answer: 'failed'; readonly reason: string };
 
-/**
- * @param destructive the tool is marked `destructiveHint`
- * @param offered `@router` only: the tool was offered this turn. Under `never`, an offered destructive
- *   tool is one the user pinned with `#`, which selection keeps on purpose; it runs.
- */
-export function destructiveApproval(policy: DestructivePolicy, destructive: boolean, offered = false): DestructiveApproval {
-  if (!destructive || policy === 'always') return 'run';
-  if (policy === 'confirm') return 'ask';
-  return offered ? 'run' : 'refuse';
+/** Only a yes runs the call. */
+export function confirmed(answer: ConfirmAnswer): boolean {
+  return answer.answer === 'yes';
 }
 
-/** What the model is told when the policy `never` refuses a call. */
-export function refusedByPolicyMessage(tool: string): string {
-  return `"${tool}" is marked destructive and toolRouter.selection.allowDestructiveTools is "never", so the router did not run it. Tell the user; setting it to "confirm" lets them approve such calls one by one.`;
-}
-
-/** What the model is told when the user says no. */
-export function declinedMessage(tool: string): string {
-  return `The user declined to run "${tool}" with these arguments, so it was not run. Do not call it again for this request unless the user asks; say what you would have done, or finish what you can without it.`;
+/** What the model is told when a call did not run because of the answer. */
+export function unconfirmedMessage(tool: string, answer: Exclude<ConfirmAnswer, { answer: 'yes' }>): string {
+  if (answer.answer === 'no') return declinedMessage(tool);
+  if (answer.answer === 'timed-out') return timedOutMessage(tool, answer.waitedMs);
+  return notAskedMessage(tool, answer.reason);
 }
 
 /** Arguments longer than this are cut in a confirmation: enough to judge a call, never a wall of text. */

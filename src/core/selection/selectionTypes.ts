@@ -38,25 +38,6 @@ export interface ChosenTool {
   readonly confirm?: boolean;
 }
 
-/**
- * What selection does with tools marked `destructiveHint` (toolRouter.selection.allowDestructiveTools):
- * - `confirm` (default): offer them like any tool; the call asks the user first (agent mode through VS
- *   Code's tool confirmation, `@router` through its own question naming the tool and its arguments).
- *   Hiding write tools made tasks like "save this as notes.md" impossible, so asking is the safer default.
- * - `never`: leave them out of every selection (pinned tools still go).
- * - `always`: offer them and run them without asking.
- */
-export type DestructivePolicy = 'confirm' | 'never' | 'always';
-
-export const DEFAULT_DESTRUCTIVE_POLICY: DestructivePolicy = 'confirm';
-
-/** The setting's value as a policy: the old boolean keeps working (true → `always`, false → `never`). */
-export function destructivePolicyFrom(value: unknown): DestructivePolicy | undefined {
-  if (value === true) return 'always';
-  if (value === false) return 'never';
-  if (value === 'confirm' || value === 'never' || value === 'always') return value;
-  return undefined;
-}
 
 export interface DroppedTool {
   readonly name: string;

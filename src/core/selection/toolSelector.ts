@@ -1,6 +1,6 @@
 import picomatch from 'picomatch';
 import { KeywordStage, EMPTY_KEYWORD_CONFIG, type KeywordConfig } from './keywordStage';
-import { DEFAULT_DESTRUCTIVE_POLICY, estimateToolTokens, type ChosenTool, type DestructivePolicy, type DroppedTool, type SelectableTool, type Selection, type SelectionMethod } from './selectionTypes';
+import { estimateToolTokens, type ChosenTool, type DroppedTool, type SelectableTool, type Selection, type SelectionMethod } from './selectionTypes';
 import { StickyWindow, DEFAULT_STICKY_LOOKBACK_TURNS, DEFAULT_STICKY_MAX } from './stickyTools';
 import { embeddingTextFor, type ToolIndex } from './toolIndex';
 import { splitClauses } from './clauses';
@@ -10,6 +10,7 @@ import { fileTypeWords } from './fileTypes';
 import { isUnspaced } from './lexicalTerms';
 import { catalogueWords, SpellingCorrector, type SpellingFix } from './spelling';
 import { KIND_LABELS, type GeneralKind, type GeneralNeeds } from './generalNeeds';
+import { DEFAULT_CALL_POLICY, offerTool, type CallPolicy, type Offer } from '../policy/callPolicy';
 
 /**
  * selectTools: from a prompt and the catalogue, the few tools to send, each with its provenance.
@@ -114,8 +115,8 @@ export interface SelectionOptions {
   readonly coreTools: readonly string[];
   /** When non-empty, only tools matching these globs can be sent (the whitelist). */
   readonly allowedTools: readonly string[];
-  /** What to do with tools marked `destructiveHint` (see DestructivePolicy); pinned tools are always kept. */
-  readonly destructiveTools: DestructivePolicy;
+  /** Which tools may be offered, and which ask before they run (callPolicy.ts); selection offers to a person who can be asked. */
+  readonly callPolicy: CallPolicy;
   readonly lexicalWeight: number;
   readonly lexicalZThreshold: number;
   readonly stickyLookback: number;
@@ -150,7 +151,7 @@ export const DEFAULT_SELECTION_OPTIONS: SelectionOptions = {
   cap: DEFAULT_CAP,
   coreTools: [],
   allowedTools: [],
-  destructiveTools: DEFAULT_DESTRUCTIVE_POLICY,
+  callPolicy: DEFAULT_CALL_POLICY,
   lexicalWeight: DEFAULT_LEXICAL_WEIGHT,
   lexicalZThreshold: DEFAULT_LEXICAL_Z_THRESHOLD,
   stickyLookback: DEFAULT_STICKY_LOOKBACK_TURNS,
@@ -294,7 +295,11 @@ export class ToolSelector {
     const issues = [...this.keyword.issues];
     const byName = this.byName;
     const chosen = new Map<string, { stages: string[]; tier: 1 | 2 | 3; reason: string; score?: number; cosine?: number; lexical?: number }>();
-    const asks = (name: string): boolean => this.options.destructiveTools === 'confirm' && this.tools[byName.get(name)!]?.annotations?.destructiveHint === true;
+    const offer = (name: string): Offer => offerTool(this.options.callPolicy, this.tools[byName.get(name)!]!, { canAsk: true });
+    const asks = (name: string): boolean => {
+      const o = offer(name);
+      return o.offered && o.asks;
+    };
     const add = (name: string, stage: string, tier: 1 | 2 | 3, reason: string): void => {
       const existing = chosen.get(name);
       if (existing) {
@@ -321,12 +326,10 @@ export class ToolSelector {
     const quarantine = this.deps.quarantine?.() ?? new Map<string, string>();
     /** Why a tool may not be sent (whitelist, quarantine, destructive without opt-in), if it may not. */
     const exclude = (name: string, stages: readonly string[]): DroppedTool | undefined => {
-      const tool = this.tools[byName.get(name)!]!;
       if (!this.isAllowed(name)) return { name, stages, by: 'whitelist', reason: 'not in the allowed tools (toolRouter.selection.allowedTools)' };
       if (quarantine.has(name)) return { name, stages, by: 'quarantine', reason: `quarantined: ${quarantine.get(name)}` };
-      if (tool.annotations?.destructiveHint && this.options.destructiveTools === 'never' && !stages.includes('required')) {
-        return { name, stages, by: 'destructive', reason: 'marked destructive; set toolRouter.selection.allowDestructiveTools to "confirm" to offer it, or pin it with #' };
-      }
+      const offered = offer(name);
+      if (!offered.offered) return { name, stages, by: 'destructive', reason: offered.reason };
       return undefined;
     };
 

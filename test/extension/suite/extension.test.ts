@@ -58,6 +58,26 @@ describe('MCP Tool Router in VS Code', function () {
     assert.equal(invalid && !invalid.ok && invalid.error.type, 'INVALID_ARGUMENTS');
   });
 
+  it('Call Tool honours the destructive-tools policy "never", even when the caller says it has asked', async () => {
+    const { whenSettled } = await api();
+    await whenSettled();
+    const config = vscode.workspace.getConfiguration('toolRouter');
+    await config.update('selection.allowDestructiveTools', 'never', vscode.ConfigurationTarget.Workspace);
+    try {
+      const refused = await vscode.commands.executeCommand<CallEnvelope>(COMMANDS.callTool, { tool: 'memory_delete_entities', args: { entityNames: ['nobody'] }, confirmDestructive: true, quiet: true });
+      assert.equal(refused?.ok, false, JSON.stringify(refused));
+      assert.equal(refused && !refused.ok && refused.error.type, 'NOT_APPROVED');
+      assert.match(refused && !refused.ok ? refused.error.message : '', /policy is "never".*toolRouter\.selection\.allowedDestructiveTools/);
+      // Allow-listed by name, the same call runs.
+      await config.update('selection.allowedDestructiveTools', ['memory_delete_entities'], vscode.ConfigurationTarget.Workspace);
+      const allowed = await vscode.commands.executeCommand<CallEnvelope>(COMMANDS.callTool, { tool: 'memory_delete_entities', args: { entityNames: ['nobody'] }, quiet: true });
+      assert.ok(allowed?.ok, JSON.stringify(allowed));
+    } finally {
+      await config.update('selection.allowDestructiveTools', undefined, vscode.ConfigurationTarget.Workspace);
+      await config.update('selection.allowedDestructiveTools', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
   it('opens the result in a read-only editor with its timing', async () => {
     await vscode.commands.executeCommand<CallEnvelope>(COMMANDS.callTool, { tool: 'everything_echo', args: { message: 'shown' } });
     await waitFor(() => vscode.window.activeTextEditor?.document.uri.scheme === 'tool-router-result', 'the result editor');

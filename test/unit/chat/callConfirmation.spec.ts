@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { argumentsForConfirmation, confirmationMarkdown, destructiveApproval, MAX_CONFIRMATION_ARGUMENT_CHARS } from '../../../src/core/chat/callApproval';
+import { argumentsForConfirmation, confirmationMarkdown, MAX_CONFIRMATION_ARGUMENT_CHARS, type ConfirmAnswer } from '../../../src/core/policy/confirmation';
+import { callPolicy, type DestructivePolicy } from '../../../src/core/policy/callPolicy';
 import { runChatTurn, type CallConfirmation, type ChatToolDefinition } from '../../../src/core/chat/chatTurn';
 import { CostMonitor } from '../../../src/core/guards/costMonitor';
 import { LoopDetector } from '../../../src/core/guards/loopDetector';
-import type { DestructivePolicy, Selection } from '../../../src/core/selection/selectionTypes';
+import type { Selection } from '../../../src/core/selection/selectionTypes';
 import { lastToolResult, ScriptedFakeModel, TableFakeRouter } from './scriptedFakes';
 
 /** Destructive calls in `@router`: asked through the turn's confirm seam, answered here from a script. */
@@ -22,7 +23,7 @@ const SELECTION = {
 const DELETE = { text: '', toolCalls: [{ callId: 'c1', name: 'files_delete_file', input: { path: 'notes.md' } }] };
 
 /** A scripted user: answers each question from the list, and remembers what it was asked. */
-function scriptedUser(...answers: boolean[]): { asked: CallConfirmation[]; confirm: (c: CallConfirmation) => Promise<boolean> } {
+function scriptedUser(...answers: boolean[]): { asked: CallConfirmation[]; confirm: (c: CallConfirmation) => Promise<ConfirmAnswer> } {
   const asked: CallConfirmation[] = [];
   return {
     asked,
@@ -30,12 +31,12 @@ function scriptedUser(...answers: boolean[]): { asked: CallConfirmation[]; confi
       asked.push(c);
       const answer = answers.shift();
       if (answer === undefined) throw new Error('asked more often than scripted');
-      return answer;
+      return answer ? { answer: 'yes' } : { answer: 'no' };
     },
   };
 }
 
-function turn(model: ScriptedFakeModel, router: TableFakeRouter, extra: { policy?: DestructivePolicy; confirm?: (c: CallConfirmation) => Promise<boolean>; selection?: Selection; isDestructive?: (name: string) => boolean } = {}) {
+function turn(model: ScriptedFakeModel, router: TableFakeRouter, extra: { policy?: DestructivePolicy; allowed?: string[]; confirm?: (c: CallConfirmation) => Promise<ConfirmAnswer>; selection?: Selection; isDestructive?: (name: string) => boolean } = {}) {
   return runChatTurn({
     prompt: 'delete notes.md',
     history: [],
@@ -46,7 +47,7 @@ function turn(model: ScriptedFakeModel, router: TableFakeRouter, extra: { policy
     loops: new LoopDetector(),
     cost: new CostMonitor({}),
     turn: 1,
-    ...(extra.policy ? { destructivePolicy: extra.policy } : {}),
+    ...(extra.policy || extra.allowed ? { policy: callPolicy(extra.policy, extra.allowed) } : {}),
     ...(extra.confirm ? { confirm: extra.confirm } : {}),
     ...(extra.isDestructive ? { isDestructive: extra.isDestructive } : {}),
   });
@@ -77,12 +78,33 @@ describe('@router asks before a destructive call', () => {
     assert.equal(call.envelope.ok === false && call.envelope.error.type, 'CANCELLED');
   });
 
-  it('treats a failed question as "no"', async () => {
+  it('does not run after a failed question, and says it failed rather than that the user declined', async () => {
     const router = new TableFakeRouter(() => 'deleted');
-    const model = new ScriptedFakeModel([DELETE, { text: 'ok', toolCalls: [] }]);
+    const model = new ScriptedFakeModel([DELETE, (messages) => ({ text: lastToolResult(messages), toolCalls: [] })]);
     const result = await turn(model, router, { confirm: () => Promise.reject(new Error('dialog closed')) });
     assert.deepEqual(router.calls, []);
-    assert.equal(result.calls[0]!.confirmation, 'declined');
+    assert.equal(result.calls[0]!.confirmation, 'unanswered');
+    assert.match(result.answer, /could not ask the user to confirm "files_delete_file" \(dialog closed\)/);
+    assert.doesNotMatch(result.answer, /declined/);
+  });
+
+  it('says a question that timed out timed out, not that the user declined', async () => {
+    const router = new TableFakeRouter(() => 'deleted');
+    const model = new ScriptedFakeModel([DELETE, (messages) => ({ text: lastToolResult(messages), toolCalls: [] })]);
+    const result = await turn(model, router, { confirm: () => Promise.resolve({ answer: 'timed-out', waitedMs: 120_000 }) });
+    assert.deepEqual(router.calls, []);
+    assert.equal(result.calls[0]!.confirmation, 'unanswered');
+    assert.match(result.answer, /timed out after 120 s without an answer/);
+    assert.doesNotMatch(result.answer, /declined/);
+  });
+
+  it('runs an allow-listed destructive tool without asking', async () => {
+    const user = scriptedUser();
+    const router = new TableFakeRouter(() => 'deleted');
+    const result = await turn(new ScriptedFakeModel([DELETE, { text: 'done', toolCalls: [] }]), router, { allowed: ['files_delete_file'], confirm: user.confirm });
+    assert.deepEqual(user.asked, []);
+    assert.deepEqual(router.calls.map((c) => c.name), ['files_delete_file']);
+    assert.equal(result.calls[0]!.confirmation, undefined, 'no question was needed');
   });
 
   it('does not ask under "always", nor for tools that are not destructive', async () => {
@@ -95,19 +117,21 @@ describe('@router asks before a destructive call', () => {
     assert.ok(result.calls.every((c) => c.confirmation === undefined));
   });
 
-  it('under "never", refuses a destructive tool that was not offered, and runs a pinned one', async () => {
+  it('under "never", refuses a destructive tool whether or not it was offered, and says how to allow it', async () => {
     const onlyRead = { tools: [SELECTION.tools[0]] } as unknown as Selection;
     const router = new TableFakeRouter(() => 'ok');
     const model = new ScriptedFakeModel([DELETE, (messages) => ({ text: lastToolResult(messages), toolCalls: [] })]);
     const result = await turn(model, router, { policy: 'never', selection: onlyRead, isDestructive: (name) => name === 'files_delete_file' });
     assert.equal(router.calls.length, 0, 'the server was never called');
-    assert.match(result.answer, /allowDestructiveTools is "never"/);
+    assert.match(result.answer, /policy is "never"/);
+    assert.match(result.answer, /toolRouter\.selection\.allowedDestructiveTools/);
     assert.equal(result.calls[0]!.confirmation, 'refused');
 
     const pinned = { tools: [SELECTION.tools[0], { name: 'files_delete_file', stages: ['required'], tier: 1, reason: 'pinned' }] } as unknown as Selection;
     const again = new ScriptedFakeModel([DELETE, { text: 'done', toolCalls: [] }]);
-    await turn(again, router, { policy: 'never', selection: pinned, isDestructive: (name) => name === 'files_delete_file' });
-    assert.deepEqual(router.calls.map((c) => c.name), ['files_delete_file']);
+    const second = await turn(again, router, { policy: 'never', selection: pinned, isDestructive: (name) => name === 'files_delete_file' });
+    assert.deepEqual(router.calls, [], '"never" holds for a pinned tool too');
+    assert.equal(second.calls[0]!.confirmation, 'refused');
   });
 
   it('asks about an unoffered destructive call too, and refuses when nobody can be asked', async () => {
@@ -131,15 +155,7 @@ describe('@router asks before a destructive call', () => {
   });
 });
 
-describe('destructive approval (shared by @router and agent mode)', () => {
-  it('runs, asks or refuses by the policy', () => {
-    assert.equal(destructiveApproval('confirm', true), 'ask');
-    assert.equal(destructiveApproval('always', true), 'run');
-    assert.equal(destructiveApproval('never', true), 'refuse');
-    assert.equal(destructiveApproval('never', true, true), 'run', 'a pinned tool was offered on purpose');
-    for (const policy of ['confirm', 'never', 'always'] as const) assert.equal(destructiveApproval(policy, false), 'run');
-  });
-
+describe('confirmation text', () => {
   it('shows the tool, its server and its arguments, with the server text fenced so it cannot render', () => {
     const text = confirmationMarkdown({ name: 'files_delete_file', server: 'files', description: 'Deletes. ```\n[click](https://evil.example) <img src=x>' }, { path: 'a.md' }, true);
     assert.match(text, /^`files_delete_file` \(server `files`\) is marked destructive/);

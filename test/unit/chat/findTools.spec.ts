@@ -6,8 +6,10 @@ import { chatUsageRecord } from '../../../src/core/chat/turnUsage';
 import { CostMonitor } from '../../../src/core/guards/costMonitor';
 import { LoopDetector } from '../../../src/core/guards/loopDetector';
 import { UsageMemory } from '../../../src/core/learning/usageMemory';
+import type { ConfirmAnswer } from '../../../src/core/policy/confirmation';
 import { LexicalRanker } from '../../../src/core/selection/lexicalRanker';
-import type { DestructivePolicy, Selection } from '../../../src/core/selection/selectionTypes';
+import type { Selection } from '../../../src/core/selection/selectionTypes';
+import { callPolicy, type DestructivePolicy } from '../../../src/core/policy/callPolicy';
 import { rankableFor } from '../../../src/core/selection/toolIndex';
 import { DEFAULT_SELECTION_OPTIONS, ToolSelector } from '../../../src/core/selection/toolSelector';
 import type { RoutedTool } from '../../../src/core/router/toolRouter';
@@ -52,7 +54,7 @@ const definition = (name: string): ChatToolDefinition | undefined => {
 const PROMPT = "Look up what Ana's notes say about the team lunch, and book it for all of us";
 
 function realSelector(cap: number, policy: DestructivePolicy = 'confirm'): ToolSelector {
-  const selector = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, minTools: 2, cap, destructiveTools: policy }, { createLexical: (tools) => new LexicalRanker(tools.map(rankableFor)) });
+  const selector = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, minTools: 2, cap, callPolicy: callPolicy(policy) }, { createLexical: (tools) => new LexicalRanker(tools.map(rankableFor)) });
   selector.setCatalogue(CATALOGUE);
   return selector;
 }
@@ -60,12 +62,12 @@ function realSelector(cap: number, policy: DestructivePolicy = 'confirm'): ToolS
 /** The participant's search (chatParticipant.ts turnSearch), over the real selector. */
 function search(selector: ToolSelector, policy: DestructivePolicy = 'confirm'): TurnSearch {
   return {
-    search: async (query) => searchHits(await selector.select({ prompt: query }), getTool, { limit: 5, destructivePolicy: policy }),
+    search: async (query) => searchHits(await selector.select({ prompt: query }), getTool, { limit: 5, policy: callPolicy(policy) }),
     definition,
   };
 }
 
-async function turnWith(selection: Selection, model: ScriptedFakeModel, router: TableFakeRouter, turnSearch: TurnSearch, extra: { cap?: number; policy?: DestructivePolicy; confirm?: () => Promise<boolean> } = {}) {
+async function turnWith(selection: Selection, model: ScriptedFakeModel, router: TableFakeRouter, turnSearch: TurnSearch, extra: { cap?: number; policy?: DestructivePolicy; confirm?: () => Promise<ConfirmAnswer> } = {}) {
   return runChatTurn({
     prompt: PROMPT,
     history: [],
@@ -78,7 +80,7 @@ async function turnWith(selection: Selection, model: ScriptedFakeModel, router: 
     turn: 1,
     search: turnSearch,
     ...(extra.cap !== undefined ? { cap: extra.cap } : {}),
-    ...(extra.policy ? { destructivePolicy: extra.policy } : {}),
+    ...(extra.policy ? { policy: callPolicy(extra.policy) } : {}),
     ...(extra.confirm ? { confirm: extra.confirm } : {}),
   });
 }
@@ -168,7 +170,7 @@ describe('@router finds tools during a turn', () => {
     const result = await turnWith(selection, model, router, search(realSelector(25)), {
       confirm: async () => {
         asked.push('calendar_delete_event');
-        return true;
+        return { answer: 'yes' };
       },
     });
     assert.deepEqual(asked, ['calendar_delete_event'], 'the found tool is destructive by its annotations: asked first');

@@ -10,7 +10,7 @@ import { RouterGateway } from '../../../src/core/gateway/routerGateway';
 import { LexicalRanker } from '../../../src/core/selection/lexicalRanker';
 import { rankableFor } from '../../../src/core/selection/toolIndex';
 import { DEFAULT_SELECTION_OPTIONS, ToolSelector } from '../../../src/core/selection/toolSelector';
-import type { DestructivePolicy } from '../../../src/core/selection/selectionTypes';
+import { callPolicy, type DestructivePolicy } from '../../../src/core/policy/callPolicy';
 import { ToolRouter } from '../../../src/core/router/toolRouter';
 
 /**
@@ -67,16 +67,16 @@ function text(result: unknown): string {
   return (result as CallToolResult).content.map((b) => (b.type === 'text' ? b.text : '')).join('');
 }
 
-async function setUp(policy: DestructivePolicy, answer?: 'accept' | 'decline'): Promise<{ client: Client; connection: FakeConnection; logs: string[]; close: () => Promise<void> }> {
+async function setUp(policy: DestructivePolicy, answer?: 'accept' | 'decline' | 'never-answers', extra: { allowed?: string[]; confirmTimeoutMs?: number } = {}): Promise<{ client: Client; connection: FakeConnection; logs: string[]; close: () => Promise<void> }> {
   let connection: FakeConnection | undefined;
   const router = new ToolRouter({ createConnection: (def) => (connection = new FakeConnection(def)) });
   const parsed = await parseMcpConfig(JSON.stringify({ servers: { notes: { command: 'notes-server' } } }), { file: 'test.json' });
   await router.applyConfig(parsed.servers);
-  const selector = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, destructiveTools: policy }, { createLexical: (tools) => new LexicalRanker(tools.map(rankableFor)) });
-  const gateway = new RouterGateway(router, { selector }, { dynamicSubset: true });
+  const selector = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, callPolicy: callPolicy(policy, extra.allowed ?? []) }, { createLexical: (tools) => new LexicalRanker(tools.map(rankableFor)) });
+  const gateway = new RouterGateway(router, { selector }, { dynamicSubset: true, ...(extra.confirmTimeoutMs ? { confirmTimeoutMs: extra.confirmTimeoutMs } : {}) });
   const client = new Client({ name: 'in-memory', version: '1' }, { capabilities: answer ? { elicitation: { form: {} } } : {} });
   // FAKE user: answers the destructive-call question as scripted.
-  if (answer) client.setRequestHandler(ElicitRequestSchema, () => ({ action: answer }));
+  if (answer) client.setRequestHandler(ElicitRequestSchema, () => (answer === 'never-answers' ? new Promise<never>(() => undefined) : { action: answer }));
   const logs: string[] = [];
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(String(n.params.data)));
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -139,6 +139,41 @@ describe('RouterGateway over the in-memory transport', () => {
       assert.ok(!found.tools.some((t) => t.name === 'notes_delete_note'));
       const result = await g.client.callTool({ name: 'toolRouter_callTool', arguments: { name: 'notes_delete_note', arguments: { title: 'todo' } } });
       assert.match(text(result), /NOT_APPROVED: .*"never"/);
+      assert.deepEqual(g.connection.calls, []);
+    } finally {
+      await g.close();
+    }
+  });
+
+  it('refuses a destructive call under confirm for a client that cannot be asked, names the tool and how to allow it, and runs it once allowed', async () => {
+    const g = await setUp('confirm');
+    try {
+      const found = JSON.parse(text(await g.client.callTool({ name: 'toolRouter_searchTools', arguments: { query: 'delete a note', limit: 5 } }))) as { tools: Array<{ name: string }> };
+      assert.ok(!found.tools.some((t) => t.name === 'notes_delete_note'), 'a tool this client could never run is not offered');
+      const result = await g.client.callTool({ name: 'toolRouter_callTool', arguments: { name: 'notes_delete_note', arguments: { title: 'todo' } } });
+      assert.equal((result as CallToolResult).isError, true);
+      assert.match(text(result), /NOT_APPROVED: "notes_delete_note" is marked destructive .* cannot ask the user/);
+      assert.match(text(result), /"always"/);
+      assert.match(text(result), /allowedDestructiveTools/);
+      assert.deepEqual(g.connection.calls, [], 'the server was never called');
+    } finally {
+      await g.close();
+    }
+    const allowed = await setUp('confirm', undefined, { allowed: ['notes_delete_note'] });
+    try {
+      await allowed.client.callTool({ name: 'toolRouter_callTool', arguments: { name: 'notes_delete_note', arguments: { title: 'todo' } } });
+      assert.deepEqual(allowed.connection.calls, ['delete_note']);
+    } finally {
+      await allowed.close();
+    }
+  });
+
+  it('says a confirmation that timed out timed out, and does not run the call', async () => {
+    const g = await setUp('confirm', 'never-answers', { confirmTimeoutMs: 200 });
+    try {
+      const result = await g.client.callTool({ name: 'toolRouter_callTool', arguments: { name: 'notes_delete_note', arguments: { title: 'todo' } } });
+      assert.match(text(result), /NOT_APPROVED: The confirmation to run "notes_delete_note" timed out/);
+      assert.doesNotMatch(text(result), /declined/);
       assert.deepEqual(g.connection.calls, []);
     } finally {
       await g.close();

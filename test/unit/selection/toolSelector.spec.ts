@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { callPolicy } from '../../../src/core/policy/callPolicy';
 import { l2Normalize, type Embedder } from '../../../src/core/embedding/embedder';
 import { KeywordStage } from '../../../src/core/selection/keywordStage';
 import type { SelectableTool } from '../../../src/core/selection/selectionTypes';
@@ -168,25 +169,25 @@ describe('selection: merge order, sticky, pinned, core, filters and cap', () => 
     assert.equal(destructive?.confirm, true);
     assert.match(destructive?.reason ?? '', /asks before it runs/);
     assert.equal(sel.tools.find((t) => t.name === 's_t01')?.confirm, undefined);
-    const always = await (await selector(marked, embedder, { minTools: 3, destructiveTools: 'always' })).select({ prompt: 'q' });
+    const always = await (await selector(marked, embedder, { minTools: 3, callPolicy: callPolicy('always') })).select({ prompt: 'q' });
     assert.equal(always.tools.find((t) => t.name === 's_t00')?.confirm, undefined, '"always" runs without asking');
   });
 
   it('removes destructive tools under "never" and tools outside the whitelist, with reasons', async () => {
     const { tools, embedder } = catalogue([0.9, 0.8, 0.7]);
     const marked = tools.map((t, i) => (i === 0 ? { ...t, annotations: { destructiveHint: true } } : t));
-    const s = await selector(marked, embedder, { minTools: 3, destructiveTools: 'never', allowedTools: ['s_t00', 's_t01'] });
+    const s = await selector(marked, embedder, { minTools: 3, callPolicy: callPolicy('never'), allowedTools: ['s_t00', 's_t01'] });
     const sel = await s.select({ prompt: 'q' });
     assert.deepEqual(sel.tools.map((t) => t.name), ['s_t01']);
     assert.deepEqual(sel.dropped.map((d) => [d.name, d.by]).sort(), [['s_t00', 'destructive'], ['s_t02', 'whitelist']]);
-    const optIn = await (await selector(marked, embedder, { minTools: 3, destructiveTools: 'always' })).select({ prompt: 'q' });
+    const optIn = await (await selector(marked, embedder, { minTools: 3, callPolicy: callPolicy('always') })).select({ prompt: 'q' });
     assert.ok(optIn.tools.some((t) => t.name === 's_t00'));
   });
 
   it('does not let filtered tools take the places minTools guarantees', async () => {
     const { tools, embedder } = catalogue([0.9, 0.8, 0.7, 0.6, 0.05, 0.04]);
     const marked = tools.map((t, i) => (i === 0 ? { ...t, annotations: { destructiveHint: true } } : t));
-    const sel = await (await selector(marked, embedder, { minTools: 3, depth: 0, destructiveTools: 'never' })).select({ prompt: 'q' });
+    const sel = await (await selector(marked, embedder, { minTools: 3, depth: 0, callPolicy: callPolicy('never') })).select({ prompt: 'q' });
     assert.deepEqual(sel.tools.map((t) => t.name), ['s_t01', 's_t02', 's_t03']);
     assert.deepEqual(sel.dropped.map((d) => [d.name, d.by]), [['s_t00', 'destructive']]);
   });

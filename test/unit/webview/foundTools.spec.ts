@@ -55,6 +55,6 @@ describe('panel: tools found during a turn', () => {
     assert.equal(callOutcomeText({ name: 'x', ok: false, errorType: 'TIMEOUT', latencyMs: 1 }), 'TIMEOUT');
     assert.equal(callOutcomeText({ name: 'x', ok: true, latencyMs: 1, confirmation: 'confirmed' }), 'ok (run after you confirmed)');
     assert.equal(callOutcomeText({ name: 'x', ok: false, errorType: 'CANCELLED', latencyMs: 0, confirmation: 'declined' }), 'not run: you declined');
-    assert.equal(callOutcomeText({ name: 'x', ok: false, errorType: 'CANCELLED', latencyMs: 0, confirmation: 'refused' }), 'not run: destructive tools are off');
+    assert.equal(callOutcomeText({ name: 'x', ok: false, errorType: 'CANCELLED', latencyMs: 0, confirmation: 'refused' }), 'not run: the destructive-tools policy refused it');
   });
 });
