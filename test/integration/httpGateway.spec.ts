@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { createServer } from 'node:net';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -62,6 +64,33 @@ async function connect(url: URL, token = TOKEN): Promise<{ client: Client; listC
   return { client, listChanged: () => changed };
 }
 
+/**
+ * One POST written by hand, for what fetch will not send: a chosen Host header, or a chosen source address.
+ * Resolves with the status.
+ */
+function rawPost(url: URL, headers: Record<string, string>, body: string, options: { localAddress?: string; agent?: Agent } = {}): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', setHost: !('Host' in headers), headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) }, ...options },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Whether this machine routes a second loopback address (Linux does, macOS not by default). */
+async function secondLoopback(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(0, '127.0.0.2', () => probe.close(() => resolve(true)));
+  });
+}
+
 const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
 const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
 
@@ -88,13 +117,41 @@ describe('mcp-tool-router serve --http', function () {
     await assert.rejects(connect(served.url, 'wrong-token-wrong-token'), /Missing or wrong bearer token/);
   });
 
-  it('refuses a foreign Origin and a non-loopback Host (DNS rebinding)', async () => {
+  it('refuses a foreign or null Origin, a non-loopback Host (DNS rebinding) and a Host that is no address', async () => {
     const auth = { ...headers, Authorization: `Bearer ${TOKEN}` };
     const origin = await fetch(served.url, { method: 'POST', headers: { ...auth, Origin: 'https://evil.example' }, body: initialize });
     assert.equal(origin.status, 403);
-    // fetch sets Host itself; a raw request shows what a rebound name would send.
-    const raw = spawnSync('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-H', 'Host: evil.example', '-H', `Authorization: Bearer ${TOKEN}`, '-H', 'Content-Type: application/json', '-H', 'Accept: application/json, text/event-stream', '--data', initialize, served.url.href], { encoding: 'utf8' });
-    if (raw.status === 0) assert.equal(raw.stdout, '403');
+    const opaque = await fetch(served.url, { method: 'POST', headers: { ...auth, Origin: 'null' }, body: initialize });
+    assert.equal(opaque.status, 403, 'a sandboxed frame or a file: page sends Origin: null');
+    // fetch sets Host itself; a raw request shows what a rebound name, or a malformed one, would send.
+    assert.equal(await rawPost(served.url, { ...auth, Host: 'evil.example' }, initialize), 403);
+    assert.equal(await rawPost(served.url, { ...auth, Host: '127.999.999.999' }, initialize), 403);
+    assert.equal(await rawPost(served.url, { ...auth, Host: `localhost:${served.url.port}` }, initialize), 200);
+  });
+
+  it('answers 429 to an address that keeps sending wrong tokens, and still serves the right token from another', async function () {
+    if (!(await secondLoopback())) this.skip();
+    const wrong = { ...headers, Authorization: 'Bearer not-the-token-at-all-xxxx' };
+    const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+    const counts = new Map<number, number>();
+    try {
+      const FLOOD = 6000;
+      for (let sent = 0; sent < FLOOD; sent += 8) {
+        const statuses = await Promise.all(Array.from({ length: 8 }, () => rawPost(served.url, wrong, initialize, { localAddress: '127.0.0.2', agent })));
+        for (const s of statuses) counts.set(s, (counts.get(s) ?? 0) + 1);
+      }
+    } finally {
+      agent.destroy();
+    }
+    assert.deepEqual([...counts.keys()].sort(), [401, 429]);
+    assert.ok(counts.get(429)! > counts.get(401)!, JSON.stringify([...counts]));
+    // The flood came from 127.0.0.2; a client on 127.0.0.1 with the token is not locked out.
+    const { client } = await connect(served.url);
+    try {
+      assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['toolRouter_searchTools', 'toolRouter_callTool']);
+    } finally {
+      await client.close();
+    }
   });
 
   it('serves search and call to clients holding the token, each in its own session, over one process per server', async () => {
@@ -139,7 +196,7 @@ describe('mcp-tool-router serve --http refusals', function () {
     const config = path.join(dir, 'mcp.json');
     writeFileSync(config, JSON.stringify({ servers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }));
     const short = path.join(dir, 'short');
-    writeFileSync(short, 'abc');
+    writeFileSync(short, 'abc', { mode: 0o600 });
     const r = spawnSync(process.execPath, [CLI, 'serve', '--config', config, ...args.map((a) => (a === 'SHORT' ? short : a))], { encoding: 'utf8', timeout: 20_000 });
     return { status: r.status, stderr: r.stderr };
   };

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIP, isIPv4, isIPv6, type AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RouterGateway } from './routerGateway';
@@ -11,10 +11,16 @@ import type { RouterGateway } from './routerGateway';
  * router. Each MCP session gets its own RouterGateway (its own dynamic subset), over the one router and
  * selection engine that the caller owns, so each configured server runs once whoever connects.
  *
- * Every request passes, in order: the Host check (loopback binds answer only to loopback host names, so a
- * web page cannot reach the gateway through DNS rebinding), the Origin check (a browser page from any
- * other origin is refused), the bearer secret (401 without it), the per-client rate limit (429), and then
- * the session (404 for an unknown one). None of these answers says anything about the routed servers.
+ * Every request passes, in order: the Host check (a valid name or address; on a loopback bind a loopback one,
+ * so a web page cannot reach the gateway through DNS rebinding), the Origin check (a browser page from any
+ * other origin, or from an opaque `null` one, is refused), the failure limit of its address (429 once it has
+ * sent many wrong tokens or unknown sessions, checked before the token so guessing stays slow), the bearer
+ * secret (401), the request rate limit (429), the session (404 for an unknown one), and the byte budget of
+ * its client (413 or 429, decided before the body is read). None of these answers says anything about the
+ * routed servers.
+ *
+ * A client is its address (the socket's, or with `trustProxy` the one the reverse proxy forwarded), an IPv6
+ * one by its /64: the failure limit, the byte budget and the per-client session cap are kept per client.
  */
 
 export const MCP_PATH = '/mcp';
@@ -29,10 +35,37 @@ export const DEFAULT_RATE_BURST = 60;
 export const DEFAULT_RATE_PER_SECOND = 20;
 /** Sessions kept at once; a client that opens sessions without closing them cannot grow memory without end. */
 export const DEFAULT_MAX_SESSIONS = 64;
+/**
+ * Sessions one client keeps at once: a quarter of the total, so at least four clients keep theirs however many
+ * another opens, and still far more than one MCP client opens (one per window or agent).
+ */
+export const DEFAULT_MAX_SESSIONS_PER_CLIENT = DEFAULT_MAX_SESSIONS / 4;
 /** A session nobody has used for this long is closed; clients reconnect with a new initialize. */
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
-/** JSON-RPC bodies larger than this are refused: tool arguments are small, and the limit bounds memory. */
-export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+const MiB = 1024 * 1024;
+/**
+ * The largest JSON-RPC body read. Tool arguments are written by a model, whose whole answer is at most a few
+ * hundred KB, so 1 MiB fits any real call while bounding what one request makes the gateway hold.
+ */
+export const MAX_BODY_BYTES = 1 * MiB;
+/**
+ * Body bytes one client may send in a burst (four of the largest bodies back to back), and per second after it
+ * (one). Agents send a few KB a step; the budget bounds what one client makes the gateway buffer at once,
+ * however many requests or sessions it opens.
+ */
+export const BYTE_BURST = 4 * MAX_BODY_BYTES;
+export const BYTES_PER_SECOND = MAX_BODY_BYTES;
+/**
+ * Failed requests (a wrong token, an unknown session) one client may make in a burst, and per second after
+ * it. A client with a stale token or session fails a few times before someone notices; past 20 it is
+ * guessing, and since the check comes before the token is compared, it guesses once a second at most.
+ */
+export const FAILURE_BURST = 20;
+export const FAILURES_PER_SECOND = 1;
+/** A refused body up to this size is drained rather than the connection closed: cheaper than a new connection. */
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+/** Clients whose limits are remembered (about 100 bytes each); past this the least recently seen are forgotten. */
+const MAX_TRACKED_CLIENTS = 10_000;
 
 export interface HttpGatewayOptions {
   /** Builds the gateway for one new session; it is connected to that session's transport. */
@@ -48,7 +81,15 @@ export interface HttpGatewayOptions {
   readonly rateBurst?: number;
   readonly ratePerSecond?: number;
   readonly maxSessions?: number;
+  /** Sessions one client keeps at once (at most `maxSessions`); past it, its own oldest session is closed. */
+  readonly maxSessionsPerClient?: number;
   readonly sessionIdleMs?: number;
+  /**
+   * The gateway stands behind a reverse proxy: a client is the right-most address of `X-Forwarded-For` (the
+   * one the proxy added), not the socket's, which is the proxy's. Off by default, since without a proxy that
+   * header is whatever the client wrote, and trusting it would let a client dodge every per-client limit.
+   */
+  readonly trustProxy?: boolean;
   readonly log?: (message: string) => void;
   /** Current time in ms (tests drive the rate limiter's clock). */
   readonly now?: () => number;
@@ -59,27 +100,119 @@ export function newGatewaySecret(): string {
   return randomBytes(32).toString('base64url');
 }
 
-/** Whether `host` (as given to `--host`) is a loopback address or name. */
+/** Whether `host` (as given to `--host`, or read from a Host header) is a loopback address or name. */
 export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
+  return h === 'localhost' || h === '::1' || (isIPv4(h) && h.startsWith('127.'));
+}
+
+/**
+ * The name or address a Host header names, lower-cased, without port or brackets; undefined unless the header
+ * is a valid `host[:port]`. A name whose last label is a number is read as an IPv4 address, as URL parsers
+ * read it, so `127.999.999.999` or `0x7f.1` are invalid rather than names.
+ */
+export function hostOfHeader(value: string): string | undefined {
+  const parts = /^(?:\[([^\]]*)\]|([^:[\]]*))(?::(\d{1,5}))?$/.exec(value);
+  if (!parts || (parts[3] !== undefined && Number(parts[3]) > 65_535)) return undefined;
+  if (parts[1] !== undefined) return isIPv6(parts[1]) && !parts[1].includes('%') ? parts[1].toLowerCase() : undefined;
+  const name = parts[2]!.toLowerCase().replace(/\.$/, '');
+  if (name === '' || name.length > 253) return undefined;
+  const labels = name.split('.');
+  if (/^(?:0x[0-9a-f]*|\d+)$/.test(labels.at(-1)!)) return isIPv4(name) ? name : undefined;
+  // Underscores are not DNS, but container and compose service names use them.
+  return labels.every((label) => /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/.test(label)) ? name : undefined;
+}
+
+/**
+ * The key a client's limits are kept under, from its address. IPv4-mapped addresses count as IPv4; IPv6
+ * addresses count by their /64, since one host or line is usually given a whole /64 and could otherwise use a
+ * fresh address for every request.
+ */
+export function clientKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (!isIPv6(address)) return address;
+  return `${ipv6Groups(address).slice(0, 4).join(':')}::/64`;
+}
+
+/** The eight groups of an IPv6 address, `::` and a trailing dotted IPv4 part written out. */
+function ipv6Groups(address: string): string[] {
+  let text = address.toLowerCase().replace(/%.*$/, '');
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::');
+  const front = head ? head.split(':') : [];
+  if (tail === undefined) return front;
+  const back = tail ? tail.split(':') : [];
+  return [...front, ...Array<string>(8 - front.length - back.length).fill('0'), ...back].map((g) => parseInt(g, 16).toString(16));
+}
+
+/**
+ * Token buckets by key: each holds up to `burst` and refills at `perSecond`; a key without one holds a full
+ * bucket, so full buckets can be forgotten and the map stays small.
+ */
+class TokenBuckets {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+
+  constructor(
+    private readonly burst: number,
+    private readonly perSecond: number,
+    private readonly now: () => number,
+  ) {}
+
+  available(key: string): number {
+    const bucket = this.buckets.get(key);
+    return bucket ? Math.min(this.burst, bucket.tokens + ((this.now() - bucket.at) / 1000) * this.perSecond) : this.burst;
+  }
+
+  /** Spends `amount` if the bucket holds that much; otherwise spends nothing. */
+  take(key: string, amount: number): boolean {
+    const tokens = this.available(key);
+    if (tokens < amount) return false;
+    // Re-inserted at the end, so the map's order runs from least to most recently used.
+    this.buckets.delete(key);
+    this.buckets.set(key, { tokens: tokens - amount, at: this.now() });
+    if (this.buckets.size > MAX_TRACKED_CLIENTS) this.prune();
+    return true;
+  }
+
+  /** Whole seconds until the bucket holds `amount` (for Retry-After). */
+  secondsUntil(key: string, amount: number): number {
+    return Math.max(1, Math.ceil((amount - this.available(key)) / this.perSecond));
+  }
+
+  delete(key: string): void {
+    this.buckets.delete(key);
+  }
+
+  private prune(): void {
+    for (const key of this.buckets.keys()) if (this.available(key) >= this.burst) this.buckets.delete(key);
+    for (const key of this.buckets.keys()) {
+      if (this.buckets.size <= MAX_TRACKED_CLIENTS) break;
+      this.buckets.delete(key);
+    }
+  }
 }
 
 interface Session {
   readonly transport: StreamableHTTPServerTransport;
   readonly gateway: RouterGateway;
+  readonly client: string;
   lastUsed: number;
-}
-
-interface Bucket {
-  tokens: number;
-  at: number;
 }
 
 export class HttpGateway {
   private server: HttpServer | undefined;
   private readonly sessions = new Map<string, Session>();
-  private readonly buckets = new Map<string, Bucket>();
+  /** Requests, by session (or by client before it has one). */
+  private readonly requests: TokenBuckets;
+  /** Wrong tokens and unknown sessions, by client. */
+  private readonly failures: TokenBuckets;
+  /** Request body bytes, by client. */
+  private readonly bytes: TokenBuckets;
   private readonly log: (message: string) => void;
   private readonly now: () => number;
   private readonly host: string;
@@ -96,6 +229,9 @@ export class HttpGateway {
     if (options.token !== undefined && options.token.length < 16) {
       throw new Error('The gateway token is shorter than 16 characters; use a long random secret (for example `openssl rand -hex 32`).');
     }
+    this.requests = new TokenBuckets(options.rateBurst ?? DEFAULT_RATE_BURST, options.ratePerSecond ?? DEFAULT_RATE_PER_SECOND, this.now);
+    this.failures = new TokenBuckets(FAILURE_BURST, FAILURES_PER_SECOND, this.now);
+    this.bytes = new TokenBuckets(BYTE_BURST, BYTES_PER_SECOND, this.now);
   }
 
   /** Starts listening; resolves with the URL clients connect to. */
@@ -148,39 +284,52 @@ export class HttpGateway {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://gateway');
     if (url.pathname !== MCP_PATH) return reply(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}.`);
-    const refusal = this.refuse(req);
-    if (refusal) {
-      if (refusal.status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="mcp-tool-router"');
-      return reply(res, refusal.status, refusal.message);
-    }
+    const forbidden = this.refuseHostOrOrigin(req);
+    if (forbidden) return reply(res, 403, forbidden);
+    const client = this.clientOf(req);
     const sessionId = header(req, 'mcp-session-id');
-    if (!this.admit(sessionId ?? `addr:${req.socket.remoteAddress ?? '?'}`)) {
-      res.setHeader('Retry-After', '1');
-      return reply(res, 429, 'Too many requests from this client; slow down and retry.');
+    const session = sessionId === undefined ? undefined : this.sessions.get(sessionId);
+    // A live session's id is a secret of its own, so a locked-out address's sessions go on working.
+    if (!session && this.failures.available(client) < 1) {
+      return tooMany(res, this.failures.secondsUntil(client, 1), 'Too many failed requests (a wrong token or an unknown session) from this address; check the token, then retry later.');
+    }
+    if (!this.authorized(req)) {
+      this.failed(client);
+      res.setHeader('WWW-Authenticate', 'Bearer realm="mcp-tool-router"');
+      return reply(res, 401, 'Missing or wrong bearer token: send "Authorization: Bearer <token>" with the gateway\'s token.');
+    }
+    const rateKey = session ? sessionId! : `addr:${client}`;
+    if (!this.requests.take(rateKey, 1)) return tooMany(res, this.requests.secondsUntil(rateKey, 1), 'Too many requests from this client; slow down and retry.');
+    if (sessionId !== undefined && !session) {
+      this.failed(client);
+      return reply(res, 404, 'Unknown or expired MCP session: start a new one with initialize.');
     }
     let body: unknown;
     if (req.method === 'POST') {
-      const read = await readJson(req);
-      if (!read.ok) return reply(res, read.status, read.message);
+      const read = await readJson(req, (bytes) => this.bytes.take(client, bytes));
+      if (!read.ok) {
+        if (read.status === 429) return tooMany(res, this.bytes.secondsUntil(client, read.wanted), read.message);
+        return reply(res, read.status, read.message);
+      }
       body = read.value;
     }
     if (sessionId !== undefined) {
-      const session = this.sessions.get(sessionId);
-      if (!session) return reply(res, 404, 'Unknown or expired MCP session: start a new one with initialize.');
-      session.lastUsed = this.now();
-      await session.transport.handleRequest(req, res, body);
+      // Looked up again: the session may have been closed while its body was read.
+      const live = this.sessions.get(sessionId);
+      if (!live) return reply(res, 404, 'Unknown or expired MCP session: start a new one with initialize.');
+      live.lastUsed = this.now();
+      await live.transport.handleRequest(req, res, body);
       return;
     }
     if (req.method !== 'POST' || !isInitialize(body)) return reply(res, 400, 'No MCP session: the first request must be an initialize POST.');
-    if (this.sessions.size >= (this.options.maxSessions ?? DEFAULT_MAX_SESSIONS)) {
-      this.closeIdle(0, 1);
-    }
     const id = randomUUID();
     const gateway = this.options.createGateway(id);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () => {
-        this.sessions.set(id, { transport, gateway, lastUsed: this.now() });
+        this.sessions.set(id, { transport, gateway, client, lastUsed: this.now() });
+        // Enforced once the session exists, so initializes racing each other cannot pass the caps together.
+        this.enforceSessionCaps(client, id);
       },
       onsessionclosed: () => {
         this.drop(id);
@@ -193,65 +342,75 @@ export class HttpGateway {
     if (!this.sessions.has(id)) await gateway.close().catch(() => undefined);
   }
 
-  /** Host, Origin and bearer checks; the first that fails, as a status and message. */
-  private refuse(req: IncomingMessage): { status: number; message: string } | undefined {
-    const host = header(req, 'host') ?? '';
-    if (isLoopbackHost(this.host) && !isLoopbackHost(host.replace(/:\d+$/, ''))) {
-      return { status: 403, message: `Host "${host}" is not allowed: this gateway answers on loopback names only.` };
+  /** Host and Origin checks: the reason for a 403, or undefined. */
+  private refuseHostOrOrigin(req: IncomingMessage): string | undefined {
+    const hostHeader = header(req, 'host') ?? '';
+    const host = hostOfHeader(hostHeader);
+    if (host === undefined) return `Host "${hostHeader}" is not a valid host name or address (with an optional port).`;
+    if (isLoopbackHost(this.host) && !isLoopbackHost(host)) {
+      return `Host "${hostHeader}" is not allowed: this gateway answers on loopback names only; connect to ${this.url.href}.`;
     }
     const origin = header(req, 'origin');
-    if (origin !== undefined && origin !== 'null' && !allowedOrigin(origin, host)) {
-      return { status: 403, message: `Origin "${origin}" is not allowed to use this gateway.` };
-    }
-    const token = this.options.token;
-    if (token === undefined) return undefined;
-    const auth = header(req, 'authorization') ?? '';
-    const match = /^Bearer\s+(.+)$/i.exec(auth);
-    if (!match || !sameSecret(match[1]!.trim(), token)) {
-      return { status: 401, message: 'Missing or wrong bearer token: send "Authorization: Bearer <token>" with the gateway\'s token.' };
+    // "null" (a sandboxed frame, a file: page) is no origin one can check, so it is refused like a foreign one.
+    if (origin !== undefined && !allowedOrigin(origin, hostHeader)) {
+      return `Origin "${origin}" is not allowed to use this gateway: only pages of this host or of loopback may; other MCP clients send no Origin.`;
     }
     return undefined;
   }
 
-  /** Token bucket per client (its session, or its address before it has one). */
-  private admit(client: string): boolean {
-    const burst = this.options.rateBurst ?? DEFAULT_RATE_BURST;
-    const rate = this.options.ratePerSecond ?? DEFAULT_RATE_PER_SECOND;
-    const now = this.now();
-    const bucket = this.buckets.get(client) ?? { tokens: burst, at: now };
-    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * rate);
-    bucket.at = now;
-    this.buckets.set(client, bucket);
-    if (this.buckets.size > 4 * (this.options.maxSessions ?? DEFAULT_MAX_SESSIONS)) this.pruneBuckets(burst, rate, now);
-    if (bucket.tokens < 1) return false;
-    bucket.tokens -= 1;
-    return true;
+  private authorized(req: IncomingMessage): boolean {
+    const token = this.options.token;
+    if (token === undefined) return true;
+    const match = /^Bearer\s+(.+)$/i.exec(header(req, 'authorization') ?? '');
+    return match !== null && sameSecret(match[1]!.trim(), token);
   }
 
-  /** Buckets that have refilled are the same as no bucket: dropped, so the map stays small. */
-  private pruneBuckets(burst: number, rate: number, now: number): void {
-    for (const [key, b] of this.buckets) if (b.tokens + ((now - b.at) / 1000) * rate >= burst) this.buckets.delete(key);
-  }
-
-  /** Closes sessions idle for `idleMs` or more (0: none for idleness); with `atLeast`, the oldest until that many closed. */
-  private closeIdle(idleMs: number, atLeast = 0): void {
-    const now = this.now();
-    const byAge = [...this.sessions.entries()].sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
-    let closed = 0;
-    for (const [id, session] of byAge) {
-      const expired = idleMs > 0 && now - session.lastUsed >= idleMs;
-      if (!expired && closed >= atLeast) break;
-      this.log(`closing MCP session ${id.slice(0, 8)} (${closed < atLeast ? 'too many sessions' : 'idle'})`);
-      this.drop(id);
-      closed++;
+  /** The client a request comes from (see the file's comment), as the key of its limits. */
+  private clientOf(req: IncomingMessage): string {
+    if (this.options.trustProxy) {
+      const hop = header(req, 'x-forwarded-for')?.split(',').pop()?.trim();
+      // A missing or garbled header leaves the proxy's own address: every such client shares one limit.
+      if (hop && isIP(hop)) return clientKey(hop);
     }
+    return clientKey(req.socket.remoteAddress ?? '?');
+  }
+
+  private failed(client: string): void {
+    if (this.failures.take(client, 1) && this.failures.available(client) < 1) {
+      this.log(`refusing new requests from ${client} for a while: ${FAILURE_BURST} wrong tokens or unknown sessions`);
+    }
+  }
+
+  /**
+   * Past its own cap a client loses its oldest session rather than being refused a new one: a client that
+   * restarted without closing its sessions would otherwise be locked out until they idled out, and this way
+   * nobody else's session is touched. Past the total cap the oldest session of all is closed.
+   */
+  private enforceSessionCaps(client: string, newest: string): void {
+    const max = this.options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    const perClient = Math.min(this.options.maxSessionsPerClient ?? DEFAULT_MAX_SESSIONS_PER_CLIENT, max);
+    const older = (): Array<[string, Session]> => [...this.sessions].filter(([id]) => id !== newest).sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
+    const own = older().filter(([, s]) => s.client === client);
+    for (const [id] of own.slice(0, Math.max(0, own.length + 1 - perClient))) this.closeSession(id, 'too many sessions from one client');
+    for (const [id] of older().slice(0, Math.max(0, this.sessions.size - max))) this.closeSession(id, 'too many sessions');
+  }
+
+  /** Closes sessions nobody has used for `idleMs` or more. */
+  private closeIdle(idleMs: number): void {
+    const now = this.now();
+    for (const [id, session] of [...this.sessions]) if (now - session.lastUsed >= idleMs) this.closeSession(id, 'idle');
+  }
+
+  private closeSession(id: string, why: string): void {
+    this.log(`closing MCP session ${id.slice(0, 8)} (${why})`);
+    this.drop(id);
   }
 
   private drop(id: string): void {
     const session = this.sessions.get(id);
     if (!session) return;
     this.sessions.delete(id);
-    this.buckets.delete(id);
+    this.requests.delete(id);
     void session.gateway.close().catch(() => undefined);
   }
 }
@@ -261,7 +420,7 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** A loopback page, or a page served from the gateway's own host; anything unparsable is refused. */
+/** A loopback page, or a page served from the gateway's own host; anything unparsable (`null` too) is refused. */
 function allowedOrigin(origin: string, host: string): boolean {
   try {
     const url = new URL(origin);
@@ -283,18 +442,61 @@ function isInitialize(body: unknown): boolean {
 
 /** A JSON-RPC error body, as MCP clients expect from the endpoint even for HTTP-level refusals. */
 function reply(res: ServerResponse, status: number, message: string): void {
+  if (leavesLargeBodyUnread(res.req)) res.setHeader('Connection', 'close');
   res.writeHead(status, { 'Content-Type': 'application/json' });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
-async function readJson(req: IncomingMessage): Promise<{ ok: true; value: unknown } | { ok: false; status: number; message: string }> {
+function tooMany(res: ServerResponse, retryAfterSeconds: number, message: string): void {
+  res.setHeader('Retry-After', String(retryAfterSeconds));
+  reply(res, 429, message);
+}
+
+/**
+ * Whether a refused request still has a large or unknown body to come. Node drains what a handler left
+ * unread before the connection's next request; past DRAIN_LIMIT_BYTES (or chunked) the gateway closes the
+ * connection instead, so a refused body is never received whole.
+ */
+function leavesLargeBodyUnread(req: IncomingMessage): boolean {
+  const large = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > DRAIN_LIMIT_BYTES;
+  return large && !req.readableEnded;
+}
+
+type BodyRead = { ok: true; value: unknown } | { ok: false; status: 400 | 413; message: string } | { ok: false; status: 429; message: string; wanted: number };
+
+/**
+ * Reads a JSON body, spending the client's byte budget through `spend` (false: not enough left). A declared
+ * length is checked and spent before a byte is read; a chunked body is spent as it arrives. A refusal stops
+ * reading at once, so what one request buffers stays under MAX_BODY_BYTES and under the client's budget.
+ */
+async function readJson(req: IncomingMessage, spend: (bytes: number) => boolean): Promise<BodyRead> {
+  const tooLarge = { ok: false, status: 413, message: `The request body is over ${MAX_BODY_BYTES / MiB} MiB; send smaller tool arguments (a path or a URL instead of the content).` } as const;
+  const overBudget = (wanted: number): BodyRead => ({ ok: false, status: 429, wanted, message: `This client has sent more than ${BYTE_BURST / MiB} MiB of request bodies in a short time; slow down and retry.` });
+  const declared = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
+  if (declared !== undefined) {
+    if (declared > MAX_BODY_BYTES) return tooLarge;
+    if (!spend(declared)) return overBudget(declared);
+  }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) return { ok: false, status: 413, message: `The request body is over ${MAX_BODY_BYTES / (1024 * 1024)} MiB.` };
-    chunks.push(chunk as Buffer);
-  }
+  const refusal = await new Promise<BodyRead | undefined>((resolve) => {
+    const stop = (answer: BodyRead | undefined): void => {
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onError);
+      req.pause();
+      resolve(answer);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) return stop(tooLarge);
+      if (declared === undefined && !spend(chunk.length)) return stop(overBudget(chunk.length));
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => stop(undefined);
+    const onError = (): void => stop({ ok: false, status: 400, message: 'The request body ended before it was complete.' });
+    // 'close' before 'end': the client went away mid-body.
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onError);
+  });
+  if (refusal) return refusal;
   try {
     return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
   } catch (error) {
