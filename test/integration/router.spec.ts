@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { parseMcpConfig } from '../../src/core/config/mcpConfigParser';
 import { ServerConnection } from '../../src/core/connection/serverConnection';
 import { TOOL_NAME_PATTERN } from '../../src/core/router/naming';
 import { ToolRouter, type RoutedTool } from '../../src/core/router/toolRouter';
+import { MAX_ARGUMENT_BYTES } from '../../src/core/schema/argumentNormalizer';
 import {
   EVERYTHING,
   FILESYSTEM,
@@ -101,6 +103,87 @@ describe('router against real MCP servers', function () {
 
       const unknown = await router.call('everything_nope', {});
       assert.equal(unknown.ok === false && unknown.error.type, 'UNKNOWN_TOOL');
+    });
+
+    it("gives each stdio server its own configured secrets and the ordinary environment, never the router's variables or another server's inputs", async () => {
+      // The CLI's way of taking ${input:ID} values: MCP_TOOL_ROUTER_INPUT_<ID> in the router's own environment.
+      const planted = { MCP_TOOL_ROUTER_INPUT_alpha_token: 'alpha-secret-7f3a', MCP_TOOL_ROUTER_INPUT_beta_token: 'beta-secret-91c2', MCP_TOOL_ROUTER_INPUT_X: 'x-secret-55d0' };
+      const saved = Object.fromEntries(Object.keys(planted).map((k) => [k, process.env[k]]));
+      Object.assign(process.env, planted);
+      try {
+        const config = {
+          inputs: [
+            { type: 'promptString', id: 'alpha_token', description: 'alpha token', password: true },
+            { type: 'promptString', id: 'beta_token', description: 'beta token', password: true },
+          ],
+          servers: {
+            alpha: { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { ALPHA_TOKEN: '${input:alpha_token}' } },
+            beta: { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { BETA_TOKEN: '${input:beta_token}' } },
+          },
+        };
+        const parsed = await parseMcpConfig(JSON.stringify(config), { file: 'test-config.json', resolveInput: async (input) => process.env[`MCP_TOOL_ROUTER_INPUT_${input.id}`] });
+        assert.deepEqual(parsed.issues.filter((i) => i.severity === 'error'), []);
+        router = new ToolRouter({ backoffMs: TEST_BACKOFF_MS });
+        await router.applyConfig(parsed.servers);
+        await router.whenSettled(SETTLE_MS);
+
+        const envOf = async (tool: string): Promise<Record<string, string>> => {
+          const result = await router!.call(tool, {});
+          assert.equal(result.ok, true, JSON.stringify(result));
+          return JSON.parse(textOf(result)) as Record<string, string>;
+        };
+        const alpha = await envOf('alpha_get-env');
+        const beta = await envOf('beta_get-env');
+        assert.equal(alpha['ALPHA_TOKEN'], planted.MCP_TOOL_ROUTER_INPUT_alpha_token);
+        assert.equal(beta['BETA_TOKEN'], planted.MCP_TOOL_ROUTER_INPUT_beta_token);
+        assert.equal(alpha['PATH'], process.env['PATH'], 'the ordinary environment is inherited');
+        for (const [server, env, foreign] of [['alpha', alpha, 'beta-secret-91c2'], ['beta', beta, 'alpha-secret-7f3a']] as const) {
+          const text = JSON.stringify(env);
+          assert.ok(!text.includes(foreign), `${server} sees the other server's secret`);
+          assert.ok(!text.includes(planted.MCP_TOOL_ROUTER_INPUT_X), `${server} sees MCP_TOOL_ROUTER_INPUT_X`);
+          assert.deepEqual(Object.keys(env).filter((k) => k.toUpperCase().startsWith('MCP_TOOL_ROUTER_')), [], `${server} inherits the router's variables`);
+        }
+      } finally {
+        for (const [k, v] of Object.entries(saved)) {
+          if (v === undefined) delete process.env[k];
+          else process.env[k] = v;
+        }
+      }
+    });
+
+    it('refuses arguments nested 100,000 deep, as an object or a JSON string, without calling the server', async () => {
+      let serverCalls = 0;
+      router = new ToolRouter({
+        backoffMs: TEST_BACKOFF_MS,
+        createConnection: (def, options) => {
+          const c = new ServerConnection(def, options);
+          const original = c.callTool.bind(c);
+          c.callTool = (...args) => {
+            serverCalls++;
+            return original(...args);
+          };
+          return c;
+        },
+      });
+      await router.applyConfig(await definitions({ servers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }));
+      await router.whenSettled(SETTLE_MS);
+      const levels = 100_000;
+      let deep: unknown = 'bottom';
+      for (let i = 0; i < levels; i++) deep = { a: deep };
+      const asText = `{"message":"hi","extra":${'{"a":'.repeat(levels)}"bottom"${'}'.repeat(levels)}}`;
+      const hugeText = JSON.stringify({ message: 'x'.repeat(MAX_ARGUMENT_BYTES) });
+
+      for (const [form, args, limit] of [['object', { message: 'hi', extra: deep }, 'MAX_ARGUMENT_DEPTH'], ['JSON string', asText, 'MAX_ARGUMENT_DEPTH'], ['oversized string', hugeText, 'MAX_ARGUMENT_BYTES']] as const) {
+        const result = await router.call('everything_echo', args);
+        assert.equal(result.ok, false, form);
+        assert.equal(result.ok === false && result.error.type, 'INVALID_ARGUMENTS', `${form}: ${JSON.stringify(result).slice(0, 300)}`);
+        assert.equal(result.ok === false && result.error.retryable, false, form);
+        assert.match(result.ok === false ? result.error.message : '', new RegExp(limit), form);
+      }
+      assert.equal(serverCalls, 0, 'the server must not be called with absurd arguments');
+      const echo = await router.call('everything_echo', { message: 'still fine' });
+      assert.equal(textOf(echo), 'Echo: still fine');
+      assert.equal(serverCalls, 1);
     });
   });
 

@@ -13,12 +13,38 @@ import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol
  * - One line may hold at most {@link MAX_LINE_BYTES}; a longer line ends the connection with a clear error
  *   rather than growing memory without bound.
  * - stderr is handed, line by line, to `onStderr` for the server's log.
+ * - The server does not inherit the router's own variables (see {@link serverEnvironment}).
  */
 
 /** 64 MiB: larger than any result the router keeps (the size cap cuts far below), small enough to be safe. */
 export const MAX_LINE_BYTES = 64 * 1024 * 1024;
 /** After SIGTERM to the group, wait this long before SIGKILL. */
 const TERMINATE_GRACE_MS = 1500;
+/**
+ * Variables the router reads for itself (the CLI takes `${input:ID}` values from MCP_TOOL_ROUTER_INPUT_<ID>).
+ * They may hold any server's secrets, so no server inherits them; matched without regard to case, as Windows does.
+ */
+export const ROUTER_ENV_PREFIX = 'MCP_TOOL_ROUTER_';
+
+/**
+ * The environment a stdio server starts with: the parent's ordinary environment (PATH, HOME, proxies…)
+ * minus the router's own variables, plus what the server is configured with, which wins.
+ * Other servers' inputs never appear: they live only in their own server's `configured`.
+ */
+export function serverEnvironment(parentEnv: Readonly<Record<string, string | undefined>>, configured: Readonly<Record<string, string>>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(parentEnv)) {
+    if (value === undefined || key.toUpperCase().startsWith(ROUTER_ENV_PREFIX)) continue;
+    defineOwn(env, key, value);
+  }
+  for (const [key, value] of Object.entries(configured)) defineOwn(env, key, value);
+  return env;
+}
+
+/** defineProperty, not assignment: a variable named `__proto__` must stay a variable. */
+function defineOwn(target: Record<string, string>, key: string, value: string): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
 
 export interface StdioProcessOptions {
   readonly command: string;
@@ -53,7 +79,7 @@ export class StdioProcessTransport implements Transport {
     if (this.child) throw new Error('StdioProcessTransport already started');
     return new Promise((resolve, reject) => {
       const child = spawn(this.options.command, [...this.options.args], {
-        env: { ...process.env, ...this.options.env },
+        env: serverEnvironment(process.env, this.options.env),
         cwd: this.options.cwd,
         stdio: ['pipe', 'pipe', 'pipe'],
         // Own process group on POSIX so the whole tree can be signalled; hidden console window on Windows.

@@ -10,8 +10,18 @@ import { isRecord as isObject } from '../util/isRecord';
 
 export type ParsedArguments = { ok: true; value: Record<string, unknown> } | { ok: false; message: string };
 
-/** Refuse to walk deeper than this: a model's arguments never nest so far, a hostile input might. */
+/**
+ * Arguments nesting deeper than this are refused before anything walks them: a model's arguments never
+ * nest so far, and hostile input 100,000 deep would overflow the stack of every recursive step after.
+ */
 export const MAX_ARGUMENT_DEPTH = 64;
+/**
+ * Arguments larger than this as JSON are refused: a model writes at most a few hundred KB per call (its
+ * output-token limit), and this matches the HTTP gateway's body cap, so both ways in refuse alike.
+ */
+export const MAX_ARGUMENT_BYTES = 4 * 1024 * 1024;
+/** More values than this (objects, arrays and leaves) are refused: more than a model's output can hold, few enough to check in milliseconds. */
+export const MAX_ARGUMENT_NODES = 100_000;
 
 export function parseArguments(raw: unknown): ParsedArguments {
   if (raw === undefined || raw === null) return { ok: true, value: {} };
@@ -19,6 +29,9 @@ export function parseArguments(raw: unknown): ParsedArguments {
   if (typeof raw === 'string') {
     const text = raw.trim();
     if (text === '') return { ok: true, value: {} };
+    // Checked on the text first, so absurd input is never built into objects at all.
+    const tooBig = checkJsonTextLimits(text);
+    if (tooBig) return { ok: false, message: tooBig };
     try {
       value = JSON.parse(text);
     } catch (error) {
@@ -28,7 +41,88 @@ export function parseArguments(raw: unknown): ParsedArguments {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, message: `the arguments must be a JSON object, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}` };
   }
+  const overLimit = checkArgumentLimits(value);
+  if (overLimit) return { ok: false, message: overLimit };
   return { ok: true, value: value as Record<string, unknown> };
+}
+
+function tooDeep(): string {
+  return `the arguments nest more than ${MAX_ARGUMENT_DEPTH} levels deep (MAX_ARGUMENT_DEPTH); send flatter arguments`;
+}
+function tooLarge(bytes: number, atLeast: boolean): string {
+  return `the arguments are ${atLeast ? 'at least ' : ''}${bytes} bytes as JSON, above the ${MAX_ARGUMENT_BYTES}-byte limit (MAX_ARGUMENT_BYTES); send less, or pass large content by reference (a path or URL)`;
+}
+function tooMany(): string {
+  return `the arguments hold more than ${MAX_ARGUMENT_NODES} values (MAX_ARGUMENT_NODES); send fewer, or pass large content by reference (a path or URL)`;
+}
+
+/**
+ * Size and nesting of JSON text, without parsing it: one pass over the characters, brackets inside
+ * strings ignored. Returns why the text is refused, or undefined.
+ */
+export function checkJsonTextLimits(text: string): string | undefined {
+  // Each UTF-16 unit is at most 3 UTF-8 bytes, so only long strings need counting.
+  if (text.length * 3 > MAX_ARGUMENT_BYTES) {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > MAX_ARGUMENT_BYTES) return tooLarge(bytes, false);
+  }
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) inString = true;
+    else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > MAX_ARGUMENT_DEPTH) return tooDeep();
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+  }
+  return undefined;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+/**
+ * Depth, value count and JSON size of arguments given as a value. Iterative, with an explicit stack, so
+ * it cannot overflow on the input it exists to refuse; it stops at the first limit passed (a cycle
+ * passes the depth limit). The size counts compact JSON without escapes: a close lower bound.
+ */
+export function checkArgumentLimits(value: unknown): string | undefined {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+  let nodes = 0;
+  let bytes = 0;
+  while (stack.length > 0) {
+    const { value: current, depth } = stack.pop()!;
+    if (++nodes > MAX_ARGUMENT_NODES) return tooMany();
+    if (typeof current === 'string') bytes += Buffer.byteLength(current, 'utf8') + 2;
+    else if (typeof current === 'number' || typeof current === 'boolean' || typeof current === 'bigint') bytes += String(current).length;
+    else if (current === null) bytes += 4;
+    else if (typeof current === 'object') {
+      if (depth + 1 > MAX_ARGUMENT_DEPTH) return tooDeep();
+      if (Array.isArray(current)) {
+        // A huge (even sparse) array is refused by its length, before it is walked.
+        if (nodes + current.length > MAX_ARGUMENT_NODES) return tooMany();
+        bytes += 2 + Math.max(0, current.length - 1);
+        for (let i = 0; i < current.length; i++) stack.push({ value: current[i], depth: depth + 1 });
+      } else {
+        const keys = Object.keys(current);
+        if (nodes + keys.length > MAX_ARGUMENT_NODES) return tooMany();
+        bytes += 2 + Math.max(0, keys.length - 1);
+        for (const key of keys) {
+          bytes += Buffer.byteLength(key, 'utf8') + 3;
+          stack.push({ value: (current as Record<string, unknown>)[key], depth: depth + 1 });
+        }
+      }
+    }
+    if (bytes > MAX_ARGUMENT_BYTES) return tooLarge(bytes, true);
+  }
+  return undefined;
 }
 
 type Schema = Record<string, unknown>;
@@ -47,6 +141,7 @@ export function normalizeArguments(args: Record<string, unknown>, schema: unknow
 }
 
 function normalizeValue(value: unknown, schema: Schema, root: Schema, at: string, changes: string[], depth: number): unknown {
+  // parseArguments refuses deeper input; this guard keeps direct callers safe too.
   if (depth > MAX_ARGUMENT_DEPTH) return value;
   const s = resolveLocalRef(schema, root);
   const types = schemaTypes(s);
