@@ -38,7 +38,9 @@ function assertWithinLimit(cut: CutResult, limit: number, label: string): void {
   assert.ok(cut.bytes <= limit, `${label}: ${cut.bytes} bytes returned, limit ${limit}`);
 }
 
-describe('toolResult', () => {
+describe('toolResult', function () {
+  // Cutting results of hundreds of KB, many times over, takes up to ~1 s idle; a loaded machine is several times slower.
+  this.timeout(20_000);
   describe('checkToolResult', () => {
     it('accepts text content and defaults isError to false', () => {
       assert.deepEqual(checked({ content: [{ type: 'text', text: 'hi' }] }), { content: [{ type: 'text', text: 'hi' }], isError: false });

@@ -17,7 +17,9 @@ const TOKEN = newGatewaySecret();
 const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${TOKEN}` };
 const initialize = (id = 1): string => JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'unit', version: '1' } } });
 
-describe('HttpGateway', () => {
+describe('HttpGateway', function () {
+  // Real HTTP servers and SDK clients, several sessions per test (~0.2 s idle); a loaded machine is several times slower.
+  this.timeout(20_000);
   let router: ToolRouter;
   let gateway: HttpGateway | undefined;
   let clock = 0;

@@ -67,7 +67,9 @@ describe('CLI replay', () => {
     assert.equal(last['time_ordered_memory'], true);
   });
 
-  it('with the memory, the later similar prompt gains the tool the earlier one missed', async () => {
+  it('with the memory, the later similar prompt gains the tool the earlier one missed', async function () {
+    // Runs the replay command twice (~0.25 s idle); a loaded machine is several times slower.
+    this.timeout(20_000);
     const withMemory = await cli(['replay', '--records', recordsFile, '--tools', toolsFile, '--embeddings', 'none', '--json']);
     const alone = await cli(['replay', '--records', recordsFile, '--tools', toolsFile, '--embeddings', 'none', '--json', '--no-memory']);
     assert.equal(withMemory.code, 0, withMemory.err);

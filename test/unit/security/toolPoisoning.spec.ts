@@ -138,7 +138,9 @@ describe('tool poisoning checks', () => {
     assert.deepEqual(flagsFor('y'.repeat(LONG_DESCRIPTION_CHARS)), [], 'exactly at the threshold is fine');
   });
 
-  it('walks hostile schemas without blowing up: cycles and huge ones', () => {
+  it('walks hostile schemas without blowing up: cycles and huge ones', function () {
+    // Walks schemas of hundreds of thousands of nodes (~0.3 s idle); a loaded machine is several times slower.
+    this.timeout(20_000);
     const cyclic: Record<string, unknown> = { type: 'object', properties: {} };
     (cyclic['properties'] as Record<string, unknown>)['self'] = cyclic;
     assert.deepEqual(flagsFor('ok', cyclic), []);
