@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { EXIT_CODES, exitCodeFor, type CallEnvelope } from '../core/router/callEnvelope';
 import { loadMcpConfigFile, type InputDefinition } from '../core/config/mcpConfigParser';
@@ -14,6 +14,9 @@ import type { ClientFeatures } from '../core/connection/clientFeatures';
 import { setOnnxRuntimeFolder } from '../core/embedding/ortRuntime';
 import { runReplay, type ReplayCliOptions } from './replayCommand';
 import { runServe, type HttpServeOptions } from './serveCommand';
+import { heldBackMessage, ToolPins } from '../core/security/toolPins';
+import { FileToolPinStore, TOOL_PINS_FILE_NAME } from '../core/security/toolPinStore';
+import { readGatewayToken } from '../core/gateway/tokenFile';
 import { isLoopbackHost } from '../core/gateway/httpGateway';
 import { routerConfigBeside } from '../core/config/takeOver';
 import type { RouterBlock } from '../core/config/routerBlock';
@@ -61,8 +64,8 @@ Options:
   --token-file F     serve --http: file holding the bearer token every request must send
   --no-auth          serve --http: no token (refused unless the host is loopback)
   --trust-proxy      serve --http: take the client's address from X-Forwarded-For (behind your own proxy only)
-  --accept-tool-changes SERVER  accept the changed tool definitions of SERVER (held back until accepted;
-                     repeatable; "*" accepts every server's)
+  --accept-tool-changes SERVER  accept SERVER's changed tool definitions (a tool whose description or
+                     schema changed since first seen is held back until accepted; repeatable)
   --browser CMD      command that opens a sign-in page (the URL is added as its last argument);
                      the system's opener by default. Tokens are kept in CACHE/oauth, readable by you only
   --elicitation M    when a server asks for values mid-call: ask (on a terminal), accept-defaults or
@@ -130,13 +133,26 @@ function featuresFor(opts: CliOptions, roots: readonly string[], err: (s: string
   });
 }
 
+/** Tool definitions recorded when first seen, in the cache folder; a changed one is held back. */
+function toolPinsFor(opts: CliOptions, err: (s: string) => void): ToolPins {
+  return new ToolPins(new FileToolPinStore(path.join(opts.cacheDir ?? path.dirname(defaultCacheDir()), TOOL_PINS_FILE_NAME)), {
+    acceptChangesFrom: opts.acceptToolChanges,
+    howToAccept: (server) => `If you trust the change, run again with --accept-tool-changes ${server}.`,
+    onProblem: (message) => err(`warning: ${message}\n`),
+  });
+}
+
+function reportHeldBack(router: ToolRouter, pins: ToolPins, err: (s: string) => void): void {
+  for (const held of router.heldBackTools()) err(`${heldBackMessage(held, pins)}\n`);
+}
+
 /**
  * `serve --http`'s settings, checked: a token file that exists and holds a long secret, or `--no-auth` on a
  * loopback host; never neither, and never a non-loopback host without a token.
  */
-export function httpServeOptions(opts: Pick<CliOptions, 'http' | 'port' | 'host' | 'tokenFile' | 'noAuth'>): HttpServeOptions | undefined {
+export function httpServeOptions(opts: Pick<CliOptions, 'http' | 'port' | 'host' | 'tokenFile' | 'noAuth'> & Partial<Pick<CliOptions, 'trustProxy'>>): HttpServeOptions | undefined {
   if (!opts.http) {
-    if (opts.port !== undefined || opts.host !== undefined || opts.tokenFile !== undefined || opts.noAuth) throw new UsageError('--port, --host, --token-file and --no-auth go with serve --http.');
+    if (opts.port !== undefined || opts.host !== undefined || opts.tokenFile !== undefined || opts.noAuth || opts.trustProxy) throw new UsageError('--port, --host, --token-file, --no-auth and --trust-proxy go with serve --http.');
     return undefined;
   }
   const host = opts.host ?? '127.0.0.1';
@@ -144,16 +160,15 @@ export function httpServeOptions(opts: Pick<CliOptions, 'http' | 'port' | 'host'
   if (opts.tokenFile === undefined) {
     if (!opts.noAuth) throw new UsageError('serve --http needs --token-file FILE (the bearer token clients must send), or --no-auth on a loopback host.');
     if (!isLoopbackHost(host)) throw new UsageError(`Refusing to serve on ${host} without a token: anyone who can reach that address could run every routed tool. Give --token-file FILE.`);
-    return { host, ...(opts.port !== undefined ? { port: opts.port } : {}) };
+    return { host, ...(opts.port !== undefined ? { port: opts.port } : {}), ...(opts.trustProxy ? { trustProxy: true } : {}) };
   }
   let token: string;
   try {
-    token = readFileSync(opts.tokenFile, 'utf8').trim();
+    token = readGatewayToken(opts.tokenFile);
   } catch (error) {
-    throw new UsageError(`Cannot read the token file ${opts.tokenFile}: ${(error as Error).message}`);
+    throw new UsageError((error as Error).message);
   }
-  if (token.length < 16) throw new UsageError(`The token in ${opts.tokenFile} is ${token.length} characters long; use a random secret of at least 16 (for example \`openssl rand -hex 32 > ${opts.tokenFile}\`).`);
-  return { host, token, ...(opts.port !== undefined ? { port: opts.port } : {}) };
+  return { host, token, ...(opts.port !== undefined ? { port: opts.port } : {}), ...(opts.trustProxy ? { trustProxy: true } : {}) };
 }
 
 export function parseCliArgs(argv: readonly string[]): CliOptions {
@@ -441,16 +456,20 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
       err(`${(error as Error).message}\n`);
       return EXIT_CODES.usage;
     }
-    return runServe({ features: featuresFor(opts, roots, err), servers: loaded.servers, dynamic: opts.dynamic, quarantine: opts.quarantine, verbose: opts.verbose, waitMs: opts.waitMs, embeddings: opts.embeddings, callPolicy: policy, ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}), ...(http ? { http } : {}) }, err);
+    return runServe({ features: featuresFor(opts, roots, err), servers: loaded.servers, dynamic: opts.dynamic, quarantine: opts.quarantine, verbose: opts.verbose, waitMs: opts.waitMs, embeddings: opts.embeddings, callPolicy: policy, pins: toolPinsFor(opts, err), ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}), ...(http ? { http } : {}) }, err);
   }
 
-  const router = new ToolRouter({ ...(opts.verbose ? { onLog: (server: string, line: string) => err(`[${server}] ${line}\n`) } : {}), features: featuresFor(opts, roots, err) });
+  const unknownAccepted = opts.acceptToolChanges.filter((name) => !loaded.servers.some((s) => s.name === name));
+  if (unknownAccepted.length > 0) err(`--accept-tool-changes: no server named ${unknownAccepted.map((n) => `"${n}"`).join(', ')} in the config.\n`);
+  const toolPins = toolPinsFor(opts, err);
+  const router = new ToolRouter({ ...(opts.verbose ? { onLog: (server: string, line: string) => err(`[${server}] ${line}\n`) } : {}), features: featuresFor(opts, roots, err), toolPins });
   try {
     await router.applyConfig(loaded.servers);
     switch (opts.command) {
       case 'tools': {
         await router.whenSettled(opts.waitMs);
         reportUnready(router, err);
+        reportHeldBack(router, toolPins, err);
         const tools = router.listTools();
         if (opts.json) {
           out(`${JSON.stringify(tools.map((t) => ({ name: t.name, server: t.server, originalName: t.originalName, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations, ...(t.schemaProblem ? { schemaProblem: t.schemaProblem } : {}) })), null, 2)}\n`);
@@ -475,11 +494,13 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
         }
         await router.whenSettled(opts.waitMs);
         reportUnready(router, err);
+        reportHeldBack(router, toolPins, err);
         return await runSelect(prompt, router.listTools(), { ...selectOptions(opts), callPolicy: policy }, out, err);
       }
       case 'replay': {
         await router.whenSettled(opts.waitMs);
         reportUnready(router, err);
+        reportHeldBack(router, toolPins, err);
         try {
           return await runReplay(router.listTools(), replayOptions(opts), out, err);
         } catch (error) {

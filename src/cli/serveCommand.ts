@@ -10,6 +10,7 @@ import { RouterGateway, type RouterGatewayOptions } from '../core/gateway/router
 import { createSelectionEngine } from '../core/selection/selectionEngine';
 import { inspectExposedTools, quarantineOf } from '../core/security/toolPoisoning';
 import { ToolRouter } from '../core/router/toolRouter';
+import { heldBackMessage, type ToolPins } from '../core/security/toolPins';
 import { defaultCacheDir, projectRoot, type SelectCliOptions } from './selectCommands';
 
 /**
@@ -30,6 +31,8 @@ export interface ServeOptions extends Omit<SelectCliOptions, 'json'> {
   readonly http?: HttpServeOptions;
   /** Sign-in, elicitation and roots for the routed servers. */
   readonly features?: ClientFeatures;
+  /** Hold back tools whose definitions changed since they were first seen (toolPins.ts). */
+  readonly pins?: ToolPins;
 }
 
 export interface HttpServeOptions {
@@ -37,6 +40,8 @@ export interface HttpServeOptions {
   readonly port?: number;
   /** Undefined: no auth (loopback only, checked before). */
   readonly token?: string;
+  /** Take the client's address from X-Forwarded-For (only behind the user's own proxy). */
+  readonly trustProxy?: boolean;
 }
 
 /** After shutdown, a handle left open by a library must not keep a gateway nobody talks to alive. */
@@ -54,7 +59,7 @@ export async function runServe(opts: ServeOptions, err: (s: string) => void): Pr
     ...(opts.quarantine === false ? {} : { quarantine: () => quarantined }),
     ...(opts.callPolicy ? { selection: { callPolicy: opts.callPolicy } } : {}),
   });
-  const router = new ToolRouter({ ...(opts.verbose ? { onLog: (server: string, line: string) => err(`[${server}] ${line}\n`) } : {}), ...(opts.features ? { features: opts.features } : {}) });
+  const router = new ToolRouter({ ...(opts.verbose ? { onLog: (server: string, line: string) => err(`[${server}] ${line}\n`) } : {}), ...(opts.features ? { features: opts.features } : {}), ...(opts.pins ? { toolPins: opts.pins } : {}) });
   const loggedFlags = new Set<string>();
   const offFlags = router.onDidChangeTools((tools) => {
     const flags = inspectExposedTools(tools);
@@ -67,6 +72,8 @@ export async function runServe(opts: ServeOptions, err: (s: string) => void): Pr
       }
     }
   });
+  const pins = opts.pins;
+  const offHeld = pins ? router.onDidChangeHeldBackTools((held) => held.forEach((t) => log(heldBackMessage(t, pins)))) : () => undefined;
   const states = new Map<string, ServerState>();
   const offStatus = router.onDidChangeServerStatus((s) => {
     if (states.get(s.name) === s.state) return;
@@ -74,7 +81,7 @@ export async function runServe(opts: ServeOptions, err: (s: string) => void): Pr
     log(`server "${s.name}" ${describeState(s.state)}${s.state === 'ready' ? ` (${s.toolCount} tools)` : ''}${s.reason ? `: ${s.reason}` : ''}`);
   });
   const gatewayOptions: RouterGatewayOptions = { dynamicSubset: opts.dynamic, startupWaitMs: opts.waitMs, serverInfo: { name: 'mcp-tool-router', version: packageVersion() }, log };
-  const cleanups: Array<() => void> = [offStatus, offFlags];
+  const cleanups: Array<() => void> = [offStatus, offFlags, offHeld];
   let stop: (reason: string) => void = () => undefined;
   const stopped = new Promise<string>((resolve) => (stop = resolve));
   const on = (emitter: NodeJS.EventEmitter, event: string, reason: string): void => {
@@ -100,6 +107,7 @@ export async function runServe(opts: ServeOptions, err: (s: string) => void): Pr
       host: opts.http.host,
       ...(opts.http.port !== undefined ? { port: opts.http.port } : {}),
       ...(opts.http.token !== undefined ? { token: opts.http.token } : {}),
+      ...(opts.http.trustProxy ? { trustProxy: true } : {}),
       createGateway: () => new RouterGateway(router, engine, { ...gatewayOptions, syncCatalogue: false }),
       log,
     });

@@ -15,6 +15,7 @@ import { SelectionService } from './selectionService';
 import { ServerStatusBar } from './serverStatusBar';
 import { COMMANDS, VIEW_PANEL, VIEW_SERVERS } from './settings';
 import { clearUsageMemory, replayUsage, UsageLearning } from './usageLearning';
+import { PIN_DIFF_SCHEME, PinnedDefinitionDocuments, registerHeldBackNotices, reviewToolChanges, type ReviewToolChangesArgs } from './toolPinCommands';
 
 /**
  * Activation is kept light: commands, the tree and the status bar are registered at once, and servers
@@ -49,6 +50,7 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
   const service = new RouterService(context);
   settings.setLog(service.log);
   const results = new ResultDocuments();
+  const pinDocuments = new PinnedDefinitionDocuments();
   const learning = new UsageLearning(context, service.log, (name) => service.router.getTool(name) !== undefined);
   const selection = new SelectionService(context, service, learning.memory);
   const tree = new ServerTreeProvider(service, () => selection.toolFlags());
@@ -93,6 +95,9 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
     new ServerStatusBar(service),
     vscode.window.registerTreeDataProvider(VIEW_SERVERS, tree),
     vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, results),
+    vscode.workspace.registerTextDocumentContentProvider(PIN_DIFF_SCHEME, pinDocuments),
+    vscode.commands.registerCommand(COMMANDS.reviewToolChanges, (arg?: ReviewToolChangesArgs) => reviewToolChanges(service, pinDocuments, arg)),
+    registerHeldBackNotices(service),
     vscode.commands.registerCommand(COMMANDS.callTool, (request?: CallToolRequest) => callToolCommand(service, results, request ?? {})),
     vscode.commands.registerCommand(COMMANDS.restartServer, (arg?: unknown) => restartServer(service, arg)),
     vscode.commands.registerCommand(COMMANDS.showServerLog, (arg?: unknown) => showServerLog(service, arg)),

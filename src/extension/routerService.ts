@@ -1,9 +1,12 @@
 import * as vscode from 'vscode';
 import { formatConfigIssue, type ConfigIssue, type ServerDefinition } from '../core/config/serverConfig';
 import { ToolRouter } from '../core/router/toolRouter';
+import { ToolPins } from '../core/security/toolPins';
+import { FileToolPinStore, TOOL_PINS_FILE_NAME } from '../core/security/toolPinStore';
 import { InputSecrets } from './inputSecrets';
 import { VsCodeClientHost } from './clientHost';
 import { ServerConfigSources, type VsCodeMcpJson } from './serverConfigSources';
+import { howToAcceptInVsCode } from './toolPinCommands';
 import * as path from 'node:path';
 
 /**
@@ -15,6 +18,8 @@ const DISABLED_SERVERS_KEY = 'toolRouter.disabledServers';
 
 export class RouterService implements vscode.Disposable {
   readonly router: ToolRouter;
+  /** The approved definition of every tool, in the extension's global storage (one file for all workspaces). */
+  readonly toolPins: ToolPins;
   readonly inputs: InputSecrets;
   /** Sign-in, elicitation, sampling and roots for the routed servers. */
   readonly clientHost: VsCodeClientHost;
@@ -34,7 +39,11 @@ export class RouterService implements vscode.Disposable {
     this.log = vscode.window.createOutputChannel('MCP Tool Router', { log: true });
     this.inputs = new InputSecrets(context.secrets, context.globalState);
     this.clientHost = new VsCodeClientHost(context, this.log);
-    this.router = new ToolRouter({ onLog: (server, line) => this.serverLog(server).info(line), features: this.clientHost.features() });
+    this.toolPins = new ToolPins(new FileToolPinStore(path.join(context.globalStorageUri.fsPath, TOOL_PINS_FILE_NAME)), {
+      onProblem: (message) => this.reportPinProblem(message),
+      howToAccept: howToAcceptInVsCode,
+    });
+    this.router = new ToolRouter({ onLog: (server, line) => this.serverLog(server).info(line), features: this.clientHost.features(), toolPins: this.toolPins });
     this.sources = new ServerConfigSources(this.inputs.resolve, userSettingsFolder(context));
     this.disposables.push(this.log, this.sources, this.issuesChanged, this.sources.onDidChange(() => void this.reload()));
   }
@@ -104,6 +113,14 @@ export class RouterService implements vscode.Disposable {
     this.showNewErrors(issues);
     this.log.info(`Configuration loaded: ${servers.length} server(s)${issues.length ? `, ${issues.length} problem(s)` : ''}.`);
     await this.router.applyConfig(servers);
+  }
+
+  /** A pin file that cannot be read or written weakens the rug-pull check: said loudly, in the log and a warning. */
+  private reportPinProblem(message: string): void {
+    this.log.error(message);
+    void vscode.window.showWarningMessage(`MCP Tool Router: ${message}`, vscode.l10n.t('Show Log')).then((pick) => {
+      if (pick) this.log.show(true);
+    });
   }
 
   /** Each distinct config error is shown once as a notification; repeats go to the log only. */

@@ -140,6 +140,7 @@ export const COMMANDS = {
   giveBackServers: 'toolRouter.giveBackServers',
   signIn: 'toolRouter.signIn',
   signOut: 'toolRouter.signOut',
+  reviewToolChanges: 'toolRouter.reviewToolChanges',
 } as const;
 
 export const VIEW_SERVERS = 'toolRouter.servers';

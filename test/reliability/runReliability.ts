@@ -8,6 +8,8 @@ import { badInputCases } from './badInputCases';
 import { cacheCases, secretCases } from './cacheAndSecretCases';
 import { faultCases, type ReliabilityCase } from './faultCases';
 import { takeOverCases } from './takeOverCases';
+import { argumentLimitCases } from './argumentLimitCases';
+import { gatewayLimitCases } from './gatewayLimitCases';
 import { type CaseResult, crashMessages, installCrashCounters, lostByGroup, setGroup, totals } from './reliabilityHarness';
 
 /** A case that has not ended by then is failed, so one stuck case cannot hang the suite. */
@@ -19,6 +21,8 @@ const groups: Array<[string, ReliabilityCase[]]> = [
   ['secrets', secretCases],
   ['caches', cacheCases],
   ['take-over files', takeOverCases],
+  ['argument limits', argumentLimitCases],
+  ['gateway limits', gatewayLimitCases],
 ];
 
 async function main(): Promise<void> {

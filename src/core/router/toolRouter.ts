@@ -10,6 +10,9 @@ import { normalizeArguments, parseArguments } from '../schema/argumentNormalizer
 import { SchemaCompiler, describeIssues, type CompiledSchema, type SchemaProblem } from '../schema/argumentValidator';
 import { checkToolResult, cutToSize } from './toolResult';
 import { Emitter } from '../util/emitter';
+import { changedHeldServers, heldBackMessage, holdBackIfChanged, pinnedServer, type HeldBackTool, type PinnedServer, type ToolPins } from '../security/toolPins';
+
+export type { HeldBackTool } from '../security/toolPins';
 
 /**
  * The router: one catalogue of every server's tools under `{server}_{tool}` names, and one call pipeline
@@ -45,10 +48,25 @@ export interface CallOptions {
 export interface ToolRouterOptions extends ConnectionOptions {
   /** Creates connections; tests and the extension pass their own to observe them. */
   readonly createConnection?: (def: ServerDefinition, options: ConnectionOptions) => Connection;
+  /**
+   * Tool pinning (src/core/security/toolPins.ts): a tool whose definition changed since it was first seen
+   * is held back from the catalogue and from calls until the change is accepted. Absent: nothing is pinned.
+   */
+  readonly toolPins?: ToolPins;
 }
+
+/** A server's status as the router reports it: the connection's, plus the tools it holds back. */
+export interface RoutedServerStatus extends ServerStatus {
+  /** Exposed names of this server's held-back tools (see {@link ToolRouter.heldBackTools}); absent when none. */
+  readonly heldBackTools?: readonly string[];
+}
+
+export type AcceptResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
 interface ServerEntry {
   readonly connection: Connection;
+  /** Who the server is for pinning: its name and launch. */
+  readonly pinned: PinnedServer;
   readonly queue: ConcurrencyQueue;
   readonly unsubscribe: Array<() => void>;
 }
@@ -70,11 +88,13 @@ export class ToolRouter {
   readonly stats = new CallStatistics();
   private readonly servers = new Map<string, ServerEntry>();
   private tools = new Map<string, ToolEntry>();
+  private heldBack = new Map<string, HeldBackTool>();
   private readonly compiler = new SchemaCompiler();
   /** Compiled validators by server + schema text, so a tool-list refresh does not recompile unchanged schemas. */
   private readonly compiled = new Map<string, CompiledSchema | SchemaProblem>();
   private readonly toolsChanged = new Emitter<readonly RoutedTool[]>();
-  private readonly statusChanged = new Emitter<ServerStatus>();
+  private readonly statusChanged = new Emitter<RoutedServerStatus>();
+  private readonly heldBackChanged = new Emitter<readonly HeldBackTool[]>();
 
   constructor(private readonly options: ToolRouterOptions = {}) {}
 
@@ -84,6 +104,8 @@ export class ToolRouter {
    * in the background and in parallel.
    */
   async applyConfig(definitions: readonly ServerDefinition[]): Promise<void> {
+    // Pins are read before any server lists a tool, so a changed tool is never taken for a new one.
+    if (this.options.toolPins) await this.options.toolPins.whenLoaded();
     const wanted = new Map(definitions.map((d) => [d.name, d]));
     const stopping: Promise<void>[] = [];
     for (const [name, entry] of this.servers) {
@@ -98,10 +120,11 @@ export class ToolRouter {
       const connection = this.options.createConnection ? this.options.createConnection(def, this.options) : new ServerConnection(def, this.options);
       const entry: ServerEntry = {
         connection,
+        pinned: pinnedServer(def),
         queue: new ConcurrencyQueue(def.options.maxConcurrentCalls),
         unsubscribe: [
           connection.onDidChangeTools(() => this.rebuildCatalogue()),
-          connection.onDidChangeStatus((s) => this.statusChanged.fire(s)),
+          connection.onDidChangeStatus((s) => this.statusChanged.fire(this.withHeldBack(s))),
         ],
       };
       this.servers.set(def.name, entry);
@@ -110,8 +133,8 @@ export class ToolRouter {
     this.rebuildCatalogue();
   }
 
-  get serverStatuses(): ServerStatus[] {
-    return [...this.servers.values()].map((e) => e.connection.status);
+  get serverStatuses(): RoutedServerStatus[] {
+    return [...this.servers.values()].map((e) => this.withHeldBack(e.connection.status));
   }
 
   getConnection(server: string): Connection | undefined {
@@ -126,10 +149,43 @@ export class ToolRouter {
     return this.tools.get(name)?.tool;
   }
 
+  /** Tools held back because their definition changed since it was pinned (of one server, or all). */
+  heldBackTools(server?: string): HeldBackTool[] {
+    return [...this.heldBack.values()].filter((h) => server === undefined || h.server === server);
+  }
+
+  /**
+   * Accepts the changed definition of a held-back tool: it is recorded as approved and the tool comes
+   * back (the catalogue is published again). `fingerprint` is the change the user reviewed: when the
+   * server has changed the tool again since, nothing is accepted and the reason says so.
+   */
+  async acceptToolChange(name: string, fingerprint?: string): Promise<AcceptResult> {
+    const pins = this.options.toolPins;
+    const held = this.heldBack.get(name);
+    const entry = held ? this.servers.get(held.server) : undefined;
+    if (!pins) return { ok: false, reason: 'Tool pinning is off in this router, so nothing is held back.' };
+    if (!held || !entry) return { ok: false, reason: `"${name}" is not held back: its change was accepted already, or its server no longer lists it.` };
+    if (!held.change) return { ok: false, reason: `"${name}" cannot be accepted: server "${held.server}" ${held.reason}.` };
+    if (fingerprint !== undefined && fingerprint !== held.change.fingerprint) {
+      return { ok: false, reason: `Server "${held.server}" changed "${held.originalName}" again while you reviewed it; review the new change.` };
+    }
+    const saved = pins.accept(entry.pinned, held.originalName, held.change.current);
+    this.rebuildCatalogue();
+    await saved;
+    return { ok: true };
+  }
+
+  /** Accepts every acceptable held-back tool of `server`; returns how many came back. */
+  async acceptToolChanges(server: string): Promise<number> {
+    let accepted = 0;
+    for (const held of this.heldBackTools(server)) if ((await this.acceptToolChange(held.name)).ok) accepted++;
+    return accepted;
+  }
+
   /** Validates arguments without calling anything (used by the command palette to show errors at the field). */
   checkArguments(name: string, rawArgs: unknown): PreparedArguments {
     const entry = this.tools.get(name);
-    if (!entry) return { ok: false, error: this.unknownToolError(name) };
+    if (!entry) return { ok: false, error: this.missingToolError(name) };
     return this.prepareArguments(entry, rawArgs);
   }
 
@@ -137,8 +193,13 @@ export class ToolRouter {
     return this.toolsChanged.on(listener);
   }
 
-  onDidChangeServerStatus(listener: Listener<ServerStatus>): () => void {
+  onDidChangeServerStatus(listener: Listener<RoutedServerStatus>): () => void {
     return this.statusChanged.on(listener);
+  }
+
+  /** Fires with every held-back tool when the set (or a held tool's change) differs from before. */
+  onDidChangeHeldBackTools(listener: Listener<readonly HeldBackTool[]>): () => void {
+    return this.heldBackChanged.on(listener);
   }
 
   /** Resolves once every server has settled (ready, failed, or waiting to restart), or after `timeoutMs`. */
@@ -159,7 +220,7 @@ export class ToolRouter {
     const deadline = Date.now() + timeoutMs;
     await new Promise<void>((resolve) => {
       const check = (): void => {
-        if (this.getTool(name) || candidates.every((c) => c.isSettled()) || Date.now() >= deadline) {
+        if (this.getTool(name) || this.heldBack.has(name) || candidates.every((c) => c.isSettled()) || Date.now() >= deadline) {
           offTools();
           offStatus();
           clearTimeout(timer);
@@ -179,7 +240,8 @@ export class ToolRouter {
     const started = performance.now();
     const entry = this.tools.get(name);
     if (!entry) {
-      return { ok: false, error: this.unknownToolError(name), meta: { latencyMs: 0, bytes: 0, server: '', tool: name, exposedName: name } };
+      const held = this.heldBack.get(name);
+      return { ok: false, error: this.missingToolError(name), meta: { latencyMs: 0, bytes: 0, server: held?.server ?? '', tool: held?.originalName ?? name, exposedName: name } };
     }
     const { tool } = entry;
     const server = this.servers.get(tool.server);
@@ -258,6 +320,8 @@ export class ToolRouter {
   async dispose(): Promise<void> {
     await Promise.all([...this.servers.keys()].map((name) => this.removeServer(name)));
     this.rebuildCatalogue();
+    // A short-lived host (a CLI run) exits after this: pins first seen in it must reach the file.
+    await this.options.toolPins?.flush();
   }
 
   private prepareArguments(entry: ToolEntry, rawArgs: unknown): PreparedArguments {
@@ -295,6 +359,14 @@ export class ToolRouter {
     return [...this.servers.values()].map((e) => e.connection.status).filter((st) => st.state !== 'ready' && name.startsWith(`${prefixes.get(st.name)}_`));
   }
 
+  /** Why `name` is not in the catalogue: held back (and how to accept it), or unknown. */
+  private missingToolError(name: string): CallError {
+    const held = this.heldBack.get(name);
+    if (!held || !this.options.toolPins) return this.unknownToolError(name);
+    // NOT_APPROVED: the user has not approved this definition; retrying cannot help until they do.
+    return { type: 'NOT_APPROVED', message: heldBackMessage(held, this.options.toolPins), retryable: false };
+  }
+
   private unknownToolError(name: string): CallError {
     const suggestions = suggestNames(name, [...this.tools.keys()]);
     const hint = suggestions.length ? ` Did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : this.tools.size === 0 ? ' No tools are available: check that the servers are running.' : '';
@@ -328,8 +400,15 @@ export class ToolRouter {
     const prefixes = assignServerPrefixes([...this.servers.keys()].sort(compare));
     const names = assignToolNames(listed.map((l) => ({ server: l.server, tool: l.tool.name })), prefixes);
     const next = new Map<string, ToolEntry>();
+    const heldBack = new Map<string, HeldBackTool>();
     listed.forEach(({ server, tool }, i) => {
       const name = names[i]!;
+      // Held-back tools keep their place in naming, so holding one back never renames another.
+      const held = this.checkPin(server, tool, name);
+      if (held) {
+        heldBack.set(name, held);
+        return;
+      }
       const schemaKey = `${server}\u0000${safeStringify(tool.inputSchema)}`;
       let validator = this.compiled.get(schemaKey);
       if (!validator) {
@@ -353,11 +432,33 @@ export class ToolRouter {
       });
     });
     const changed = !sameCatalogue(this.tools, next);
+    const heldServers = changedHeldServers(this.heldBack, heldBack);
     this.tools = next;
+    this.heldBack = heldBack;
     if (changed) {
       const list = this.listTools();
       this.toolsChanged.fire(list);
     }
+    if (heldServers.size > 0) {
+      this.heldBackChanged.fire(this.heldBackTools());
+      for (const server of heldServers) {
+        const entry = this.servers.get(server);
+        if (entry) this.statusChanged.fire(this.withHeldBack(entry.connection.status));
+      }
+    }
+  }
+
+  /** The tool as held back when its pin says so; undefined when it may be offered (or nothing is pinned). */
+  private checkPin(server: string, tool: ServerTool, name: string): HeldBackTool | undefined {
+    const pins = this.options.toolPins;
+    const entry = this.servers.get(server);
+    if (!pins || !entry) return undefined;
+    return holdBackIfChanged(pins, entry.pinned, tool, name, (line) => this.options.onLog?.(server, line));
+  }
+
+  private withHeldBack(status: ServerStatus): RoutedServerStatus {
+    const held = this.heldBackTools(status.name).map((h) => h.name);
+    return held.length > 0 ? { ...status, heldBackTools: held } : status;
   }
 }
 
