@@ -95,6 +95,8 @@ export class ToolRouter {
   private readonly toolsChanged = new Emitter<readonly RoutedTool[]>();
   private readonly statusChanged = new Emitter<RoutedServerStatus>();
   private readonly heldBackChanged = new Emitter<readonly HeldBackTool[]>();
+  /** The last applyConfig, until its servers are registered. */
+  private applying: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: ToolRouterOptions = {}) {}
 
@@ -104,6 +106,13 @@ export class ToolRouter {
    * in the background and in parallel.
    */
   async applyConfig(definitions: readonly ServerDefinition[]): Promise<void> {
+    const applying = this.startServers(definitions);
+    // Waits for tools and for settling see the servers even while the pins are still being read.
+    this.applying = applying.catch(() => undefined);
+    return applying;
+  }
+
+  private async startServers(definitions: readonly ServerDefinition[]): Promise<void> {
     // Pins are read before any server lists a tool, so a changed tool is never taken for a new one.
     if (this.options.toolPins) await this.options.toolPins.whenLoaded();
     const wanted = new Map(definitions.map((d) => [d.name, d]));
@@ -204,6 +213,7 @@ export class ToolRouter {
 
   /** Resolves once every server has settled (ready, failed, or waiting to restart), or after `timeoutMs`. */
   async whenSettled(timeoutMs: number): Promise<void> {
+    await this.applying;
     await Promise.all([...this.servers.values()].map((e) => e.connection.whenSettled(timeoutMs)));
   }
 
@@ -214,6 +224,7 @@ export class ToolRouter {
   async waitForTool(name: string, timeoutMs: number): Promise<RoutedTool | undefined> {
     const existing = this.getTool(name);
     if (existing) return existing;
+    await this.applying;
     const prefixes = assignServerPrefixes([...this.servers.keys()]);
     const owners = [...this.servers.entries()].filter(([server]) => name.startsWith(`${prefixes.get(server)}_`)).map(([, e]) => e.connection);
     const candidates = owners.length > 0 ? owners : [...this.servers.values()].map((e) => e.connection);
