@@ -243,12 +243,12 @@ export async function runChatTurn(options: ChatTurnOptions): Promise<TurnResult>
     // A model that does not stream still has its text shown, through the same guard.
     if (stream && deltas === 0) stream.write(response.text);
     const promptTokens = (await count(messages.map(messageText).join('\n'))) + definitions.tokens;
-    const completionTokens = await count(response.text + JSON.stringify(response.toolCalls.map((c) => c.input)));
+    const completionTokens = await count(response.text + inputText(response.toolCalls.map((c) => c.input)));
     usage.promptTokens += promptTokens;
     usage.completionTokens += completionTokens;
     const blame = [
       ...definitions.blame,
-      ...response.toolCalls.map((c) => ({ name: c.name, tokens: estimateTokens(JSON.stringify(c.input ?? {})), part: 'arguments' as const })),
+      ...response.toolCalls.map((c) => ({ name: c.name, tokens: estimateTokens(inputText(c.input ?? {})), part: 'arguments' as const })),
     ];
     const recorded = cost.record({ promptTokens, completionTokens, calls: response.toolCalls.length, tools: blame });
     if (recorded.pausedNow) {
@@ -394,6 +394,18 @@ async function findTools(
   return JSON.stringify({ query: query.trim(), tools, next });
 }
 
+/**
+ * A model's tool-call input as text, for counting tokens. Absurdly deep input would overflow the stack
+ * here before the router refuses it (INVALID_ARGUMENTS); it is then counted as nothing.
+ */
+function inputText(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch {
+    return '';
+  }
+}
+
 function shorten(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
@@ -421,7 +433,7 @@ export function envelopeText(envelope: CallEnvelope): string {
 }
 
 function messageText(m: ChatMessage): string {
-  if (m.role === 'assistant') return `${m.text}${m.toolCalls?.length ? JSON.stringify(m.toolCalls) : ''}`;
+  if (m.role === 'assistant') return `${m.text}${m.toolCalls?.length ? inputText(m.toolCalls) : ''}`;
   return m.text;
 }
 

@@ -145,6 +145,16 @@ describe('@router asks before a destructive call', () => {
     assert.deepEqual(router.calls, []);
   });
 
+  it('survives a model call with absurdly deep arguments: the turn goes on and the router decides', async () => {
+    let deep: unknown = {};
+    for (let i = 0; i < 100_000; i++) deep = { a: deep };
+    const router = new TableFakeRouter(() => 'read');
+    const model = new ScriptedFakeModel([{ text: '', toolCalls: [{ callId: 'c1', name: 'files_read_file', input: deep }] }, { text: 'done', toolCalls: [] }]);
+    const result = await turn(model, router);
+    assert.equal(result.answer, 'done');
+    assert.equal(router.calls.length, 1, 'the call reached the router, which refuses such arguments itself');
+  });
+
   it('checks the loop guard before asking: a refused loop is never put to the user', async () => {
     const user = scriptedUser(true, true, true);
     const router = new TableFakeRouter(() => 'same');
