@@ -1,6 +1,6 @@
 /**
  * Tool pinning: the first time a server lists a tool, what the model will read of it (title, description,
- * input and output schema, annotations) is recorded with a SHA-256 fingerprint. When the server later
+ * input and output schema, annotations) and the MCP App UI it points at are recorded with a SHA-256 fingerprint. When the server later
  * lists the tool with a different definition (a "rug pull": the tool the user approved changes under
  * them), the tool is held back until the user accepts the change. A new tool is recorded silently; a
  * removed one is simply gone. Any change counts, whitespace included: the model reads every character, and
@@ -21,15 +21,23 @@ import { TOOL_PINS_FORMAT, TOOL_PINS_VERSION, ToolPinFileError, type ToolPin, ty
  */
 export const MAX_KEPT_DEFINITION_CHARS = 65_536;
 
-/** The fields of a tool that are pinned: everything the model reads or the router acts on. */
-export const PINNED_FIELDS = ['title', 'description', 'inputSchema', 'outputSchema', 'annotations'] as const;
+/**
+ * The fields of a tool that are pinned: everything the model reads or the router acts on, and the MCP App
+ * UI it points at (`_meta.ui`, or the older `_meta["ui/resourceUri"]`), which a client renders for the user.
+ */
+export const PINNED_FIELDS = ['title', 'description', 'inputSchema', 'outputSchema', 'annotations', 'ui'] as const;
 export type PinnedField = (typeof PINNED_FIELDS)[number];
 export type PinnedDefinition = { readonly [K in PinnedField]?: unknown };
+
+/** The `_meta` keys an MCP App's UI lives under. */
+const UI_META_KEYS = ['ui', 'ui/resourceUri'] as const;
 
 /** The pinned part of a tool as its server listed it (the server's own name and fields, not the router's). */
 export function pinnedDefinition(tool: ServerTool): PinnedDefinition {
   const out: Partial<Record<PinnedField, unknown>> = {};
-  for (const field of PINNED_FIELDS) if (tool[field] !== undefined) out[field] = tool[field];
+  for (const field of PINNED_FIELDS) if (field !== 'ui' && tool[field] !== undefined) out[field] = tool[field];
+  const ui = Object.fromEntries(UI_META_KEYS.filter((key) => tool._meta?.[key] !== undefined).map((key) => [key, tool._meta![key]]));
+  if (Object.keys(ui).length > 0) out.ui = ui;
   return out;
 }
 
@@ -101,7 +109,7 @@ export function changedFields(before: PinnedDefinition, after: PinnedDefinition)
 
 /** Words for the changed fields in messages: "description and input schema". */
 export function describeFields(fields: readonly PinnedField[]): string {
-  const words: Record<PinnedField, string> = { title: 'title', description: 'description', inputSchema: 'input schema', outputSchema: 'output schema', annotations: 'annotations' };
+  const words: Record<PinnedField, string> = { title: 'title', description: 'description', inputSchema: 'input schema', outputSchema: 'output schema', annotations: 'annotations', ui: 'app UI' };
   const list = fields.map((f) => words[f]);
   if (list.length === 0) return 'definition';
   return list.length === 1 ? list[0]! : `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}`;

@@ -104,6 +104,13 @@ describe('tool pins', () => {
       assert.deepEqual(output.status === 'changed' && output.change.changed, ['outputSchema']);
       const annotations = check(pins, files, { ...read, annotations: { readOnlyHint: true, destructiveHint: false, title: 'Read' } });
       assert.deepEqual(annotations.status === 'changed' && annotations.change.changed, ['annotations']);
+      // An MCP App tool that starts pointing its UI at another page is a change; other _meta is not pinned.
+      const app = { ...read, _meta: { ui: { resourceUri: 'ui://files/viewer.html' }, 'vendor/trace': 1 } };
+      const pinsForApp = await loaded();
+      check(pinsForApp, files, app);
+      assert.deepEqual(check(pinsForApp, files, { ...app, _meta: { ...app._meta, 'vendor/trace': 2 } }), { status: 'pinned' });
+      const swapped = check(pinsForApp, files, { ...app, _meta: { ui: { resourceUri: 'ui://files/other.html' } } });
+      assert.deepEqual(swapped.status === 'changed' && swapped.change.changed, ['ui']);
       assert.equal(check(pins, files, { ...read, description: 'Reads a file ' }).status, 'changed');
       // Still held back: nothing was recorded by the checks above.
       assert.deepEqual(check(pins, files, read), { status: 'pinned' });
