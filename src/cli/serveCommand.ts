@@ -6,6 +6,7 @@ import type { ServerDefinition } from '../core/config/serverConfig';
 import { describeState, type ServerState } from '../core/connection/serverConnection';
 import { HttpGateway } from '../core/gateway/httpGateway';
 import type { ClientFeatures } from '../core/connection/clientFeatures';
+import { GatewayHub } from '../core/gateway/gatewayHub';
 import { RouterGateway, type RouterGatewayOptions } from '../core/gateway/routerGateway';
 import { createSelectionEngine } from '../core/selection/selectionEngine';
 import { inspectExposedTools, quarantineOf } from '../core/security/toolPoisoning';
@@ -15,8 +16,9 @@ import { defaultCacheDir, projectRoot, type SelectCliOptions } from './selectCom
 
 /**
  * `serve`: the router gateway as a stdio MCP server for any MCP client. stdout carries the protocol and
- * nothing else; every log line goes to stderr. Servers start in the background, so the client's
- * `initialize` is answered at once; the gateway's tools wait for them when they need them.
+ * nothing else; every log line goes to stderr. Servers start in the background: the client's `initialize`
+ * waits only briefly for them (for their instructions), and the gateway's tools wait when they need them.
+ * Their resources, prompts and completions reach the client too, through the same gateway.
  */
 
 export interface ServeOptions extends Omit<SelectCliOptions, 'json'> {
@@ -103,12 +105,15 @@ export async function runServe(opts: ServeOptions, err: (s: string) => void): Pr
     // Many sessions over one router: the catalogue is kept in step once here, not by each session's gateway.
     engine.selector.setCatalogue(router.listTools());
     cleanups.push(router.onDidChangeTools((tools) => engine.selector.setCatalogue(tools)));
+    // Likewise one hub: a server is subscribed to a resource once, whichever sessions want it.
+    const hub = new GatewayHub(router, log);
+    cleanups.push(() => hub.dispose());
     const http = new HttpGateway({
       host: opts.http.host,
       ...(opts.http.port !== undefined ? { port: opts.http.port } : {}),
       ...(opts.http.token !== undefined ? { token: opts.http.token } : {}),
       ...(opts.http.trustProxy ? { trustProxy: true } : {}),
-      createGateway: () => new RouterGateway(router, engine, { ...gatewayOptions, syncCatalogue: false }),
+      createGateway: () => new RouterGateway(router, engine, { ...gatewayOptions, syncCatalogue: false, hub }),
       log,
     });
     try {

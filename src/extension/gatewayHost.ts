@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { HttpGateway, newGatewaySecret } from '../core/gateway/httpGateway';
+import { GatewayHub } from '../core/gateway/gatewayHub';
 import { RouterGateway, type GatewaySelection } from '../core/gateway/routerGateway';
 import type { RouterService } from './routerService';
 import type { SelectionService } from './selectionService';
@@ -11,6 +12,8 @@ import type { UsageLearning } from './usageLearning';
  * definition provider. It routes through the same router, selection engine, quarantine and use memory as
  * `@router`, Call Tool and the panel, so each configured server runs once and nothing is written to disk:
  * the bearer secret is made at activation and lives only in memory (and in the definition VS Code holds).
+ * The routed servers' prompts (slash commands), resources (Add Context) and MCP Apps (a tool's ui://
+ * page) reach VS Code through it as well.
  *
  * Why the gateway and not language-model tools: VS Code's MCP support already gives the user what an
  * agent's tools need (enable per tool, trust, confirmations before calls of tools not marked read-only,
@@ -24,6 +27,8 @@ export const GATEWAY_LABEL = 'MCP Tool Router';
 export class GatewayHost implements vscode.Disposable {
   private readonly secret = newGatewaySecret();
   private http: HttpGateway | undefined;
+  /** What every session shares over the router: resource owners, subscriptions, the servers' log level. */
+  private hub: GatewayHub | undefined;
   private starting: Promise<URL> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -67,11 +72,13 @@ export class GatewayHost implements vscode.Disposable {
         },
         quarantine: () => selection.quarantinedTools(),
       };
+      const hub = (this.hub = new GatewayHub(this.service.router, (m) => this.service.log.info(`gateway: ${m}`)));
       this.http = new HttpGateway({
         token: this.secret,
         createGateway: () =>
           new RouterGateway(this.service.router, live, {
             dynamicSubset: true,
+            hub,
             // SelectionService keeps the catalogue in step for every client.
             syncCatalogue: false,
             serverInfo: { name: 'mcp-tool-router', version: 'vscode' },
@@ -96,6 +103,7 @@ export class GatewayHost implements vscode.Disposable {
 
   dispose(): void {
     void this.http?.close();
+    this.hub?.dispose();
     this.disposables.forEach((d) => d.dispose());
   }
 }

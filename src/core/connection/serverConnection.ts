@@ -1,25 +1,29 @@
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, LoggingMessageNotificationSchema, McpError, ToolListChangedNotificationSchema, type ClientCapabilities, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, McpError, ToolListChangedNotificationSchema, type ClientCapabilities, type Progress, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { NeedsSignInError, type RouterOAuthProvider } from '../auth/oauthProvider';
 import type { CallerFeatures, ClientFeatures } from './clientFeatures';
 import * as z from 'zod/v4';
-import type { CallErrorType } from '../router/callEnvelope';
 import { redactUrl } from '../config/mcpConfigParser';
 import { redactSecrets, type ServerDefinition } from '../config/serverConfig';
+import { ConnectionError, describeError, describeState, forwardError, isAbortError, isPermanentStartError, shouldFallBackToSse } from './connectionErrors';
 import { ServerLog } from './serverLog';
+import { installNoticeHandlers, type ForwardOptions, type ForwardedMethod, type ServerNotice } from './serverNotices';
+import { toServerTool, type ServerTool } from './serverTool';
 import { StdioProcessTransport } from './stdioProcessTransport';
 import { Emitter } from '../util/emitter';
 
 /**
  * One MCP server: its connection, its tools, its status and its log.
  *
- * This is the connection seam of the core: the router only uses {@link ServerConnection.tools},
- * {@link ServerConnection.callTool}, the status and the two change events. Connections start on their own
- * and never block one another; a server that exits or drops is restarted with a growing backoff.
+ * This is the connection seam of the core: the router uses {@link ServerConnection.tools},
+ * {@link ServerConnection.callTool}, the status and the change events; the gateway also forwards requests
+ * ({@link ServerConnection.request}) and hears notifications ({@link ServerConnection.onDidNotify}) for
+ * what a server offers besides tools. Connections start on their own and never block one another; a
+ * server that exits or drops is restarted with a growing backoff.
  */
 
 export type ServerState = 'starting' | 'ready' | 'restarting' | 'failed' | 'stopped' | 'disabled';
@@ -40,31 +44,8 @@ export interface ServerStatus {
   readonly needsSignIn?: boolean;
 }
 
-/** A tool as the server listed it. Unknown fields are kept. */
-export interface ServerTool {
-  readonly name: string;
-  readonly title?: string;
-  readonly description?: string;
-  readonly inputSchema?: unknown;
-  readonly outputSchema?: unknown;
-  readonly annotations?: ToolAnnotations;
-}
-
-export interface ToolAnnotations {
-  readonly title?: string;
-  readonly readOnlyHint?: boolean;
-  readonly destructiveHint?: boolean;
-  readonly idempotentHint?: boolean;
-  readonly openWorldHint?: boolean;
-}
-
-/** A failure of the connection rather than of the tool; the router turns it into an envelope error. */
-export class ConnectionError extends Error {
-  constructor(readonly type: CallErrorType, message: string, readonly retryable: boolean) {
-    super(message);
-    this.name = 'ConnectionError';
-  }
-}
+export type { ServerTool, ToolAnnotations } from './serverTool';
+export { ConnectionError, describeError, describeState } from './connectionErrors';
 
 /** Restart backoff: 0, 1, 2, 5, 10, 30, 60 s, then 60 s for every later attempt: a flaky server comes back at once, a broken one costs a start a minute. */
 export const RESTART_BACKOFF_MS: readonly number[] = [0, 1_000, 2_000, 5_000, 10_000, 30_000, 60_000];
@@ -135,6 +116,18 @@ export interface Connection {
   signOut(): Promise<void>;
   onDidChangeStatus(listener: Listener<ServerStatus>): () => void;
   onDidChangeTools(listener: Listener<readonly ServerTool[]>): () => void;
+  /** What the server declared at initialize; undefined unless ready. */
+  readonly serverCapabilities: ServerCapabilities | undefined;
+  /** The server's `instructions` from initialize; undefined unless ready or when it gave none. */
+  readonly instructions: string | undefined;
+  /**
+   * Sends one of the requests the gateway passes through (resources, prompts, completions, log level) and
+   * returns the server's result unchecked. Throws {@link ConnectionError} when the server cannot be asked,
+   * and the server's own McpError (code and message kept) when it answers with an error.
+   */
+  request(method: ForwardedMethod, params: Record<string, unknown>, opts: ForwardOptions): Promise<Record<string, unknown>>;
+  /** The server's notifications besides tools/list_changed: its resources and prompts, and its log. */
+  onDidNotify(listener: Listener<ServerNotice>): () => void;
 }
 
 export class ServerConnection implements Connection {
@@ -157,6 +150,7 @@ export class ServerConnection implements Connection {
   private readonly remoteCalls = new Set<{ controller: AbortController; dropped: string | undefined }>();
   private readonly statusChanged = new Emitter<ServerStatus>();
   private readonly toolsChanged = new Emitter<readonly ServerTool[]>();
+  private readonly notified = new Emitter<ServerNotice>();
   private readonly settledWaiters = new Set<() => void>();
   private readonly backoff: readonly number[];
   private auth: RouterOAuthProvider | undefined;
@@ -210,6 +204,36 @@ export class ServerConnection implements Connection {
 
   onDidChangeTools(listener: Listener<readonly ServerTool[]>): () => void {
     return this.toolsChanged.on(listener);
+  }
+
+  onDidNotify(listener: Listener<ServerNotice>): () => void {
+    return this.notified.on(listener);
+  }
+
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.state === 'ready' ? this.client?.getServerCapabilities() : undefined;
+  }
+
+  get instructions(): string | undefined {
+    const text = this.state === 'ready' ? this.client?.getInstructions() : undefined;
+    return text === undefined ? undefined : redactSecrets(text, this.definition.secrets);
+  }
+
+  async request(method: ForwardedMethod, params: Record<string, unknown>, opts: ForwardOptions): Promise<Record<string, unknown>> {
+    const client = this.client;
+    if (!client || this.state !== 'ready') throw this.unavailableError();
+    const generation = this.generation;
+    const ask = async (): Promise<Record<string, unknown>> =>
+      client.request({ method, params }, LooseResultSchema, { timeout: opts.timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) });
+    try {
+      return await this.withStepUp(ask, opts.signal);
+    } catch (error) {
+      // The server's own answer (an unknown resource, a bad argument) goes back to the client as it is.
+      if (error instanceof McpError && error.code !== ErrorCode.RequestTimeout && error.code !== ErrorCode.ConnectionClosed) {
+        throw new McpError(error.code, redactSecrets(error.message.replace(/^MCP error -?\d+: /, ''), this.definition.secrets), error.data);
+      }
+      throw forwardError(error, { server: this.name, method, timeoutMs: opts.timeoutMs, stale: generation !== this.generation || this.state !== 'ready', secrets: this.definition.secrets });
+    }
   }
 
   /** Starts connecting in the background; never throws. */
@@ -496,7 +520,7 @@ export class ServerConnection implements Connection {
     await this.restart();
   }
 
-  private capabilities(): ClientCapabilities {
+  private clientCapabilities(): ClientCapabilities {
     const features = this.options.features;
     return {
       // Defaults the user left out are filled in from the requested schema (SEP-1034).
@@ -507,7 +531,7 @@ export class ServerConnection implements Connection {
   }
 
   private async connectWith(transport: Transport, generation: number, timeoutMs: number): Promise<Client> {
-    const client = new Client(CLIENT_INFO, { capabilities: this.capabilities() });
+    const client = new Client(CLIENT_INFO, { capabilities: this.clientCapabilities() });
     this.installFeatureHandlers(client, generation);
     this.client = client;
     this.transport = transport;
@@ -573,12 +597,18 @@ export class ServerConnection implements Connection {
         if (generation === this.generation && this.client === client) client.sendRootsListChanged().catch(() => undefined);
       });
     }
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
-      if (generation !== this.generation) return;
-      const { level, logger, data } = notification.params;
-      const text = typeof data === 'string' ? data : JSON.stringify(data);
-      this.logLine(`[${level}]${logger ? ` ${logger}:` : ''} ${redactSecrets(text, this.definition.secrets)}`);
-    });
+    installNoticeHandlers(
+      client,
+      (notice) => {
+        if (notice.kind === 'log') {
+          const { level, logger, data } = notice.params;
+          this.logLine(`[${level}]${logger ? ` ${logger}:` : ''} ${typeof data === 'string' ? data : JSON.stringify(data)}`);
+        }
+        this.notified.fire(notice);
+      },
+      () => generation === this.generation,
+      (text) => redactSecrets(text, this.definition.secrets),
+    );
   }
 
   private async listAllTools(client: Client): Promise<ServerTool[]> {
@@ -723,61 +753,6 @@ export class ServerConnection implements Connection {
   }
 }
 
-/** Checks one entry of `tools/list` and keeps only the fields the router understands; a string means "invalid, because…". */
-export function toServerTool(raw: unknown): ServerTool | string {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return `an entry is ${raw === null ? 'null' : typeof raw}, not an object`;
-  const r = raw as Record<string, unknown>;
-  if (typeof r['name'] !== 'string' || r['name'].length === 0) return `an entry has no string "name" (${JSON.stringify(r['name'])?.slice(0, 60)})`;
-  if (r['name'].length > 512) return `a tool name is ${r['name'].length} characters long`;
-  const annotations = typeof r['annotations'] === 'object' && r['annotations'] !== null ? pickAnnotations(r['annotations'] as Record<string, unknown>) : undefined;
-  return {
-    name: r['name'],
-    ...(typeof r['title'] === 'string' ? { title: r['title'] } : {}),
-    ...(typeof r['description'] === 'string' ? { description: r['description'] } : {}),
-    ...('inputSchema' in r ? { inputSchema: r['inputSchema'] } : {}),
-    ...('outputSchema' in r ? { outputSchema: r['outputSchema'] } : {}),
-    ...(annotations ? { annotations } : {}),
-  };
-}
-
-function pickAnnotations(a: Record<string, unknown>): ToolAnnotations {
-  const out: Record<string, unknown> = {};
-  for (const key of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) if (typeof a[key] === 'boolean') out[key] = a[key];
-  if (typeof a['title'] === 'string') out['title'] = a['title'];
-  return out as ToolAnnotations;
-}
-
-/** Streamable HTTP answered 4xx (old SSE-only servers answer 404/405 to POST): worth trying SSE. */
-function shouldFallBackToSse(error: unknown): boolean {
-  if (error instanceof StreamableHTTPError) return error.code !== undefined && error.code >= 400 && error.code < 500 && error.code !== 401 && error.code !== 403;
-  return /\b(404|405|400)\b/.test(describeError(error));
-}
-
-/**
- * A missing executable will not appear by retrying, and a server that still refuses after sign-in and
- * step-up (401 or 403 again) will not change its mind either; other start errors might be transient.
- */
-function isPermanentStartError(error: unknown): boolean {
-  if (error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403)) return true;
-  if (error instanceof UnauthorizedError) return true;
-  return /was not found: check "command"|is not executable/.test(describeError(error));
-}
-
 function sseFetch(headers: Readonly<Record<string, string>>): typeof fetch {
   return (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string> | undefined), ...headers } });
 }
-
-function isAbortError(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'AbortError' || /aborted/i.test(error.message));
-}
-
-/** "has failed", "is stopped"…: state names read as sentences in messages. */
-export function describeState(state: ServerState): string {
-  return state === 'failed' ? 'has failed' : `is ${state}`;
-}
-
-export function describeError(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
-}
-

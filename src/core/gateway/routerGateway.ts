@@ -1,6 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type CreateMessageRequest, type ElicitRequest, type LoggingLevel, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, SetLevelRequestSchema, type CallToolResult, type CreateMessageRequest, type ElicitRequest, type LoggingLevel, type LoggingMessageNotification, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CallerFeatures } from '../connection/clientFeatures';
 import type { CallEnvelope } from '../router/callEnvelope';
 import { decideCall, offerTool, type CallAudience } from '../policy/callPolicy';
@@ -10,12 +10,18 @@ import type { ToolIndex } from '../selection/toolIndex';
 import type { ToolSelector } from '../selection/toolSelector';
 import type { RoutedTool, ToolRouter } from '../router/toolRouter';
 import { isRecord } from '../util/isRecord';
+import { registerFeatureHandlers } from './gatewayFeatures';
+import { GatewayHub, isBelow, type GatewaySession } from './gatewayHub';
+import { InstructionsTransport } from './instructionsTransport';
 
 /**
  * The router as one MCP server, for any MCP client (the CLI's `serve`, VS Code's MCP server definition):
  * instead of every routed tool, the client sees a search tool and a call tool, and, with
  * `dynamicSubset`, the last search's top tools under their own names, announced with
- * `notifications/tools/list_changed`. Every answer is a tool result; no handler throws.
+ * `notifications/tools/list_changed`. Every answer to a tool call is a tool result; no tool handler throws.
+ * Everything else the servers offer passes through as it is: resources (with subscriptions), templates,
+ * prompts (named `{server}_{prompt}`), completions, log messages and instructions (gatewayFeatures.ts,
+ * gatewayHub.ts).
  */
 
 export const SEARCH_TOOL_NAME = 'toolRouter_searchTools';
@@ -35,6 +41,14 @@ export const DEFAULT_STARTUP_WAIT_MS = 30_000;
 export const DEFAULT_CONFIRM_TIMEOUT_MS = 120_000;
 /** How long a search waits for the embedding index of new tools; after that it ranks on keywords. */
 export const DEFAULT_INDEX_WAIT_MS = 10_000;
+/**
+ * How long the answer to initialize waits for servers still starting, so their instructions are in it (MCP
+ * cannot update instructions later). A local server starts in well under a second; a slow first `npx`
+ * start is not worth holding the client for, and its tools still arrive with tools/list_changed.
+ */
+export const INSTRUCTIONS_WAIT_MS = 5_000;
+/** One server's instructions are cut here: clients send them with every request, and one server must not crowd out the rest. */
+export const MAX_SERVER_INSTRUCTIONS_CHARS = 8_000;
 
 /** What the gateway needs from selection; a SelectionEngine fits. */
 export interface GatewaySelection {
@@ -61,6 +75,11 @@ export interface RouterGatewayOptions {
   readonly onSearch?: (query: string, tools: readonly string[]) => void;
   /** Learning from use: each routed tool the client called through the gateway. */
   readonly onCall?: (tool: string) => void;
+  /**
+   * What the sessions over one router share (resource owners, subscriptions, the servers' log level). A
+   * host serving many sessions passes one; without it the gateway makes its own and disposes of it on close.
+   */
+  readonly hub?: GatewayHub;
 }
 
 /** One search result, as the client receives it (shared with agent mode and `@router`). */
@@ -118,8 +137,15 @@ export class RouterGateway {
   /** The dynamic tools' definitions as last announced (none at first), to send list_changed only on a real change. */
   private announced = JSON.stringify([]);
   private connected = false;
+  /** The client sent `initialized`: from then on the servers' notifications are passed on to it. */
+  private initialized = false;
   private readonly offTools: () => void;
   private readonly log: (message: string) => void;
+  private readonly hub: GatewayHub;
+  private readonly ownsHub: boolean;
+  private leaveHub: () => void = () => undefined;
+  /** The level this session's client asked for with logging/setLevel; nothing is dropped before it asks. */
+  private level: LoggingLevel | undefined;
 
   constructor(
     private readonly router: ToolRouter,
@@ -127,12 +153,24 @@ export class RouterGateway {
     private readonly options: RouterGatewayOptions = {},
   ) {
     this.log = options.log ?? (() => undefined);
+    this.ownsHub = options.hub === undefined;
+    this.hub = options.hub ?? new GatewayHub(router, this.log);
     this.server = new Server(options.serverInfo ?? { name: 'mcp-tool-router', version: 'dev' }, {
-      capabilities: { tools: { listChanged: true }, logging: {} },
-      instructions: `Every tool of the routed MCP servers is reachable through two tools: ${SEARCH_TOOL_NAME} finds the right ones for a task, ${CALL_TOOL_NAME} calls one by name.${options.dynamicSubset ? ' After each search its top tools are also listed directly.' : ''}`,
+      // Declared always: a server that starts later may offer resources or prompts; until then the lists are empty.
+      capabilities: { tools: { listChanged: true }, logging: {}, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} },
+      instructions: this.ownInstructions(),
+      // Servers restarting together announce their lists once per tick, not once each.
+      debouncedNotificationMethods: ['notifications/resources/list_changed', 'notifications/prompts/list_changed'],
     });
     this.server.onerror = (error) => this.log(`gateway protocol error: ${error.message}`);
+    this.server.oninitialized = () => (this.initialized = true);
     this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.listTools() }));
+    this.server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+      this.level = request.params.level;
+      await this.hub.setLevel(this.session, request.params.level);
+      return {};
+    });
+    registerFeatureHandlers(this.server, this.hub, this.session, { startupWaitMs: options.startupWaitMs ?? DEFAULT_STARTUP_WAIT_MS });
     this.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const { name, arguments: args } = request.params;
       try {
@@ -156,14 +194,48 @@ export class RouterGateway {
   }
 
   async connect(transport: Transport): Promise<void> {
-    await this.server.connect(transport);
+    this.leaveHub = this.hub.join(this.session);
+    await this.server.connect(new InstructionsTransport(transport, () => this.instructions()));
     this.connected = true;
   }
 
   async close(): Promise<void> {
     this.offTools();
+    this.leaveHub();
+    if (this.ownsHub) this.hub.dispose();
     this.connected = false;
+    this.initialized = false;
     await this.server.close();
+  }
+
+  /** The gateway's own instructions, then each routed server's (see {@link GatewayHub.instructions}). */
+  async instructions(): Promise<string> {
+    await this.hub.whenStarted(INSTRUCTIONS_WAIT_MS);
+    return this.hub.instructions(this.ownInstructions(), MAX_SERVER_INSTRUCTIONS_CHARS);
+  }
+
+  private ownInstructions(): string {
+    return `Every tool of the routed MCP servers is reachable through two tools: ${SEARCH_TOOL_NAME} finds the right ones for a task, ${CALL_TOOL_NAME} calls one by name.${this.options.dynamicSubset ? ' After each search its top tools are also listed directly.' : ''} Their resources and prompts are offered as they are (prompts named {server}_{prompt}).`;
+  }
+
+  /** What the hub tells this session: a subscribed resource changed, a list changed, a server logged. */
+  private readonly session: GatewaySession = {
+    resourceUpdated: (uri) => {
+      if (this.connected && this.initialized) this.server.sendResourceUpdated({ uri }).catch(() => undefined);
+    },
+    listChanged: (list) => {
+      if (!this.connected || !this.initialized) return;
+      (list === 'resources' ? this.server.sendResourceListChanged() : this.server.sendPromptListChanged()).catch(() => undefined);
+    },
+    serverLog: (server, params) => {
+      if (this.initialized) this.sendLog({ ...params, logger: server });
+    },
+  };
+
+  /** A log message for the client, unless it asked for a higher level (logging/setLevel). */
+  private sendLog(params: LoggingMessageNotification['params']): void {
+    if (!this.connected || isBelow(params.level, this.level)) return;
+    this.server.sendLoggingMessage(params).catch(() => undefined);
   }
 
   /** What `tools/list` answers: the two gateway tools, then the dynamic subset as the router defines it now. */
@@ -182,7 +254,9 @@ export class RouterGateway {
       const input = checkCallArguments(args);
       if (!input.ok) return errorResult(input.message);
       const envelope = await this.route(input.value.name, input.value.arguments, signal);
-      return envelope.ok ? { content: [{ type: 'text', text: JSON.stringify(envelope) }] } : errorResult(`${envelope.error.type}: ${envelope.error.message}`);
+      if (!envelope.ok) return errorResult(`${envelope.error.type}: ${envelope.error.message}`);
+      // The call tool has no output schema (the spec allows structured content without one): passed on as is.
+      return { content: [{ type: 'text', text: JSON.stringify(envelope) }], ...structured(envelope.structuredContent) };
     }
     if (!this.options.dynamicSubset) {
       return errorResult(`This server has no tool named "${name}": it lists ${SEARCH_TOOL_NAME}, to find the tools for a task, and ${CALL_TOOL_NAME}, to call one of them by name.`);
@@ -190,7 +264,7 @@ export class RouterGateway {
     // Any routed tool is accepted, not only the current subset: the client may hold an older list.
     const envelope = await this.route(name, args ?? {}, signal);
     if (!envelope.ok) return errorResult(`${envelope.error.type}: ${envelope.error.message}`);
-    return { content: envelope.content as CallToolResult['content'], ...(envelope.structuredContent !== undefined ? { structuredContent: envelope.structuredContent as Record<string, unknown> } : {}) };
+    return { content: envelope.content as CallToolResult['content'], ...structured(envelope.structuredContent) };
   }
 
   /** Ranks the catalogue for `query`; with `dynamicSubset`, the top results become the listed subset. */
@@ -205,13 +279,18 @@ export class RouterGateway {
       audience: this.audience(),
     });
     this.options.onSearch?.(query, hits.map((h) => h.name));
+    // What a tool returns as structured content helps the model read a toolRouter_callTool result.
+    const withOutput = hits.map((h) => {
+      const outputSchema = this.router.getTool(h.name)?.outputSchema;
+      return outputSchema !== undefined ? { ...h, outputSchema } : h;
+    });
     let next = hits.length === 0 ? 'No tools are available yet: the servers may still be starting or may have failed.' : `Call a tool with ${CALL_TOOL_NAME} {"name", "arguments"}.`;
     if (this.options.dynamicSubset && hits.length > 0) {
       this.subset = this.subsetFrom(hits);
       await this.announceIfChanged();
       next = `${this.subset.length} of these are now also listed as tools of their own; any of them can be called with ${CALL_TOOL_NAME} {"name", "arguments"}.`;
     }
-    return { query, method: selection.method, tools: hits, next };
+    return { query, method: selection.method, tools: withOutput, next };
   }
 
   /**
@@ -242,8 +321,7 @@ export class RouterGateway {
    */
   private note(level: LoggingLevel, message: string): void {
     this.log(message);
-    if (!this.connected) return;
-    this.server.sendLoggingMessage({ level, logger: 'mcp-tool-router', data: message }).catch(() => undefined);
+    this.sendLog({ level, logger: 'mcp-tool-router', data: message });
   }
 
   /** Sends list_changed when the listed subset differs from what the client was last told. */
@@ -328,15 +406,25 @@ export class RouterGateway {
   }
 }
 
+/** A routed tool as the client lists it: the server's definition under the routed name, UI metadata and all. */
 function toMcpTool(tool: RoutedTool): Tool {
   return {
     name: tool.name,
     ...(tool.title ? { title: tool.title } : {}),
     description: tool.description,
-    // The server's schema, verbatim; the router checks arguments against it before any call.
+    // The server's schemas, verbatim; the router checks arguments against the input schema before any call.
     inputSchema: tool.inputSchema as Tool['inputSchema'],
+    ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema as Tool['outputSchema'] } : {}),
     ...(Object.keys(tool.annotations).length > 0 ? { annotations: tool.annotations } : {}),
+    ...(tool.icons ? { icons: tool.icons as Tool['icons'] } : {}),
+    // An MCP App's `ui` (its ui:// resource, readable through the gateway) lives here.
+    ...(tool._meta ? { _meta: { ...tool._meta } } : {}),
   };
+}
+
+/** A result's structured content, when it is an object (the only kind MCP allows there). */
+function structured(value: unknown): { structuredContent?: Record<string, unknown> } {
+  return isRecord(value) ? { structuredContent: value } : {};
 }
 
 /** A call the router did not make: the policy refused it or the user declined it. */

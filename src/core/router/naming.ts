@@ -95,3 +95,11 @@ function resolveCollisions(candidates: readonly string[], identities: readonly s
     return unique;
   });
 }
+
+/**
+ * `name` with the hash suffix of its (server, item) identity, as a collision gets it. For names given out
+ * a page at a time (prompts through the gateway), where a clash shows only against an earlier page.
+ */
+export function withIdentitySuffix(name: string, ...identity: string[]): string {
+  return withSuffix(name, shortHash(...identity));
+}

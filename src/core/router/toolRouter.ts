@@ -5,6 +5,7 @@ import { ConcurrencyQueue, QueueWaitTimeout } from './concurrencyQueue';
 import type { ServerDefinition } from '../config/serverConfig';
 import type { CallerFeatures } from '../connection/clientFeatures';
 import { ConnectionError, ServerConnection, describeError, describeState, type Connection, type ConnectionOptions, type ServerStatus, type ServerTool, type ToolAnnotations } from '../connection/serverConnection';
+import type { ServerNotice } from '../connection/serverNotices';
 import { assignServerPrefixes, assignToolNames } from './naming';
 import { normalizeArguments, parseArguments } from '../schema/argumentNormalizer';
 import { SchemaCompiler, describeIssues, type CompiledSchema, type SchemaProblem } from '../schema/argumentValidator';
@@ -31,6 +32,10 @@ export interface RoutedTool {
   /** The server's schema, verbatim: what the model sees. */
   readonly inputSchema: unknown;
   readonly annotations: ToolAnnotations;
+  /** The server's output schema, icons and `_meta` (an MCP App's `ui`), verbatim, for the gateway's clients. */
+  readonly outputSchema?: unknown;
+  readonly icons?: readonly unknown[];
+  readonly _meta?: Readonly<Record<string, unknown>>;
   /** Set when the schema is missing or does not compile; such a tool fails closed unless allowed. */
   readonly schemaProblem?: string;
 }
@@ -95,6 +100,7 @@ export class ToolRouter {
   private readonly toolsChanged = new Emitter<readonly RoutedTool[]>();
   private readonly statusChanged = new Emitter<RoutedServerStatus>();
   private readonly heldBackChanged = new Emitter<readonly HeldBackTool[]>();
+  private readonly notified = new Emitter<{ readonly server: string; readonly notice: ServerNotice }>();
   /** The last applyConfig, until its servers are registered. */
   private applying: Promise<void> = Promise.resolve();
 
@@ -134,6 +140,7 @@ export class ToolRouter {
         unsubscribe: [
           connection.onDidChangeTools(() => this.rebuildCatalogue()),
           connection.onDidChangeStatus((s) => this.statusChanged.fire(this.withHeldBack(s))),
+          connection.onDidNotify((notice) => this.notified.fire({ server: def.name, notice })),
         ],
       };
       this.servers.set(def.name, entry);
@@ -148,6 +155,16 @@ export class ToolRouter {
 
   getConnection(server: string): Connection | undefined {
     return this.servers.get(server)?.connection;
+  }
+
+  /** Every server's connection, in the order of the configuration (a server added later comes last). */
+  listConnections(): Connection[] {
+    return [...this.servers.values()].map((e) => e.connection);
+  }
+
+  /** The `{server}` part of every exposed name, by server: prompts are named with the same prefixes as tools. */
+  serverPrefixes(): Map<string, string> {
+    return assignServerPrefixes([...this.servers.keys()].sort(compare));
   }
 
   listTools(): RoutedTool[] {
@@ -204,6 +221,11 @@ export class ToolRouter {
 
   onDidChangeServerStatus(listener: Listener<RoutedServerStatus>): () => void {
     return this.statusChanged.on(listener);
+  }
+
+  /** Every server's notifications besides tools/list_changed (resources, prompts, log messages). */
+  onDidNotify(listener: Listener<{ readonly server: string; readonly notice: ServerNotice }>): () => void {
+    return this.notified.on(listener);
   }
 
   /** Fires with every held-back tool when the set (or a held tool's change) differs from before. */
@@ -438,6 +460,9 @@ export class ToolRouter {
           originalDescription: description,
           inputSchema: tool.inputSchema ?? { type: 'object', properties: {} },
           annotations: tool.annotations ?? {},
+          ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
+          ...(tool.icons ? { icons: tool.icons } : {}),
+          ...(tool._meta ? { _meta: tool._meta } : {}),
           ...(!validator.ok ? { schemaProblem: validator.reason } : {}),
         },
       });
@@ -478,8 +503,14 @@ function sameCatalogue(a: ReadonlyMap<string, ToolEntry>, b: ReadonlyMap<string,
   for (const [k, v] of a) {
     const w = b.get(k);
     if (!w || w.tool.server !== v.tool.server || w.tool.originalDescription !== v.tool.originalDescription || safeStringify(w.tool.inputSchema) !== safeStringify(v.tool.inputSchema)) return false;
+    // What the gateway passes on to its clients counts too: a changed output schema or UI is a new tool to them.
+    if (safeStringify(passedOn(w.tool)) !== safeStringify(passedOn(v.tool))) return false;
   }
   return true;
+}
+
+function passedOn(tool: RoutedTool): unknown[] {
+  return [tool.title, tool.annotations, tool.outputSchema, tool.icons, tool._meta];
 }
 
 function safeStringify(v: unknown): string {

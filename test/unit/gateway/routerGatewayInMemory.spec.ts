@@ -61,6 +61,15 @@ class FakeConnection implements Connection {
   onDidChangeTools(): () => void {
     return () => undefined;
   }
+  // Offers nothing but tools: no resources, prompts or log level to pass on.
+  readonly serverCapabilities = { tools: {} };
+  readonly instructions = undefined;
+  async request(method: string): Promise<Record<string, unknown>> {
+    throw new Error(`the fake notes server does not answer ${method}`);
+  }
+  onDidNotify(): () => void {
+    return () => undefined;
+  }
 }
 
 function text(result: unknown): string {
@@ -175,6 +184,22 @@ describe('RouterGateway over the in-memory transport', () => {
       assert.match(text(result), /NOT_APPROVED: The confirmation to run "notes_delete_note" timed out/);
       assert.doesNotMatch(text(result), /declined/);
       assert.deepEqual(g.connection.calls, []);
+    } finally {
+      await g.close();
+    }
+  });
+
+  it('declares resources, prompts and completions even when no server offers them, and answers with empty lists', async () => {
+    const g = await setUp('confirm');
+    try {
+      const capabilities = g.client.getServerCapabilities();
+      assert.deepEqual([capabilities?.resources, capabilities?.prompts, capabilities?.completions], [{ subscribe: true, listChanged: true }, { listChanged: true }, {}]);
+      assert.deepEqual((await g.client.listResources()).resources, []);
+      assert.deepEqual((await g.client.listResourceTemplates()).resourceTemplates, []);
+      assert.deepEqual((await g.client.listPrompts()).prompts, []);
+      await assert.rejects(g.client.readResource({ uri: 'notes://todo' }), /No server behind the router offers the resource "notes:\/\/todo"/);
+      await assert.rejects(g.client.getPrompt({ name: 'notes_daily' }), /There is no prompt named "notes_daily"/);
+      assert.equal(g.client.getInstructions()?.startsWith('Every tool of the routed MCP servers is reachable through two tools'), true);
     } finally {
       await g.close();
     }
