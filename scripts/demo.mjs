@@ -15,8 +15,15 @@ execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts/package.mjs'), '--
 const workspace = path.join(REPO_ROOT, '.cache', 'demo-workspace');
 mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
 const server = (pkg, ...args) => ({ type: 'stdio', command: 'node', args: [path.join(REPO_ROOT, 'node_modules', pkg, 'dist/index.js'), ...args] });
+// The servers are routed: they live in the router's own file, and VS Code's mcp.json starts none of them,
+// so each runs once and agent mode sees the router. server-everything's prompts and resources come
+// through the router's gateway like its tools.
 writeFileSync(
   path.join(workspace, '.vscode', 'mcp.json'),
+  '// The servers are routed: they are in mcp-tool-router.json beside this file (MCP Tool Router reads it).\n{ "servers": {} }\n',
+);
+writeFileSync(
+  path.join(workspace, '.vscode', 'mcp-tool-router.json'),
   `${JSON.stringify(
     {
       servers: {
@@ -31,7 +38,7 @@ writeFileSync(
 );
 writeFileSync(
   path.join(workspace, 'README.md'),
-  '# MCP Tool Router demo\n\nThis folder\'s `.vscode/mcp.json` lists three reference MCP servers. Open the command palette (F1) and run **Tool Router: Call Tool…**, or open the MCP Tool Router view in the activity bar.\n',
+  '# MCP Tool Router demo\n\nThis folder\'s `.vscode/mcp-tool-router.json` lists three reference MCP servers, routed through MCP Tool Router: each runs once, and VS Code sees them through the router (enable "MCP Tool Router" in the agent\'s tool picker; server-everything\'s prompts and resources come through it too). Open the command palette (F1) and run **Tool Router: Call Tool…**, or open the MCP Tool Router view in the activity bar.\n',
 );
 
 const runDir = await createRunDir('demo');

@@ -92,7 +92,7 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
     selection,
     tree,
     argumentDiagnostics,
-    new ServerStatusBar(service),
+    new ServerStatusBar(service, context.workspaceState),
     vscode.window.registerTreeDataProvider(VIEW_SERVERS, tree),
     vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, results),
     vscode.workspace.registerTextDocumentContentProvider(PIN_DIFF_SCHEME, pinDocuments),

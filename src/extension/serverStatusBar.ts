@@ -8,7 +8,11 @@ export class ServerStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('toolRouter.status', vscode.StatusBarAlignment.Left, 50);
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor(private readonly service: RouterService) {
+  /** @param memory where the one-time take-over offer is remembered (the workspace's state) */
+  constructor(
+    private readonly service: RouterService,
+    private readonly memory?: vscode.Memento,
+  ) {
     this.item.name = vscode.l10n.t('MCP Tool Router');
     this.item.command = COMMANDS.listServers;
     const offTools = service.router.onDidChangeTools(() => this.update());
@@ -40,6 +44,7 @@ export class ServerStatusBar implements vscode.Disposable {
     if (errors) lines.push(vscode.l10n.t('{0} configuration error(s): see the MCP Tool Router log', errors));
     const shared = this.service.sharedWithVsCode;
     if (shared.length > 0) this.item.text += ` · $(arrow-swap) ${vscode.l10n.t('{0} run twice', shared.length)}`;
+    this.offerTakeOverOnce(shared);
     const sharedNote = shared.length > 0 ? `\n\n${escapeMarkdown(vscode.l10n.t('VS Code also starts {0} from its mcp.json.', shared.join(', ')))} [${vscode.l10n.t('Route them through the router')}](command:${COMMANDS.takeOverServers})` : '';
     // Trusted links for two commands only: the tooltip opens the panel or takes servers over, the click lists the servers.
     const tooltip = new vscode.MarkdownString(`${vscode.l10n.t('MCP Tool Router servers')}\n\n${lines.map((l) => `- ${escapeMarkdown(l)}`).join('\n')}${sharedNote}\n\n[${vscode.l10n.t('Show Tool Router Panel')}](command:${COMMANDS.showPanel})`);
@@ -49,10 +54,26 @@ export class ServerStatusBar implements vscode.Disposable {
     this.item.show();
   }
 
+  /**
+   * The first time servers run twice in a workspace, asks once whether to route them through the router;
+   * after that the status bar's "run twice" and its tooltip link stay the way to do it.
+   */
+  private offerTakeOverOnce(shared: readonly string[]): void {
+    if (shared.length === 0 || !this.memory || this.memory.get<boolean>(TAKE_OVER_OFFERED_KEY)) return;
+    void this.memory.update(TAKE_OVER_OFFERED_KEY, true);
+    const route = vscode.l10n.t('Route Through the Router');
+    void vscode.window
+      .showInformationMessage(vscode.l10n.t('VS Code also starts {0} from its mcp.json, so each runs twice and agent mode gets every tool. Route them through the router?', shared.join(', ')), route)
+      .then((answer) => (answer === route ? vscode.commands.executeCommand(COMMANDS.takeOverServers) : undefined));
+  }
+
   dispose(): void {
     this.disposables.forEach((d) => d.dispose());
   }
 }
+
+/** Workspace state: the take-over was offered once already. */
+export const TAKE_OVER_OFFERED_KEY = 'toolRouter.takeOverOffered';
 
 /** Server names and reasons come from config files: shown as text, never as markdown. */
 function escapeMarkdown(text: string): string {

@@ -8,6 +8,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallEnvelope } from '../../../src/core/router/callEnvelope';
 import type { Selection } from '../../../src/core/selection/selectionTypes';
 import { COMMANDS } from '../../../src/extension/settings';
@@ -188,6 +190,28 @@ describe('MCP Tool Router in VS Code', function () {
     // The definition is the same, so the server was not restarted for the move.
     assert.equal(service.router.getConnection('everything')!.status.pid, pid);
     assert.match(String(await readFile(routerFile, 'utf8')), /"everything"/);
+
+    // What VS Code now sees of them comes through the router's gateway: their prompts and resources too.
+    const { gateway } = await api();
+    const { url, secret } = await gateway.connection();
+    const client = new Client({ name: 'after-take-over', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${secret}` } } }));
+    try {
+      const prompts = (await client.listPrompts()).prompts.map((p) => p.name);
+      assert.ok(prompts.includes('everything_simple-prompt'), JSON.stringify(prompts));
+      let cursor: string | undefined;
+      const uris: string[] = [];
+      do {
+        const page = await client.listResources(cursor ? { cursor } : {});
+        uris.push(...page.resources.map((r) => r.uri));
+        cursor = page.nextCursor;
+      } while (cursor);
+      assert.ok(uris.some((u) => u.startsWith('demo://resource/static/')), JSON.stringify(uris));
+      const read = await client.readResource({ uri: uris.find((u) => u.startsWith('demo://resource/static/'))! });
+      assert.ok(read.contents.length > 0);
+    } finally {
+      await client.close();
+    }
 
     const restored = await vscode.commands.executeCommand<string[]>(COMMANDS.giveBackServers, { file, confirmed: true });
     assert.deepEqual(restored, ['everything', 'memory', 'misconfigured']);
