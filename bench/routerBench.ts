@@ -10,9 +10,8 @@
  * The last line is JSON: {"p50_ratio", "p95_ratio", "gateway_p50_ratio", "gateway_p95_ratio", "calls_per_s", "lost"}.
  */
 import * as path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { HttpGateway, newGatewaySecret } from '../src/core/gateway/httpGateway';
 import { CALL_TOOL_NAME, RouterGateway } from '../src/core/gateway/routerGateway';
 import { LexicalRanker } from '../src/core/selection/lexicalRanker';

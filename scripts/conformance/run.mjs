@@ -35,7 +35,7 @@ const REVISIONS = ['2025-11-25', '2026-07-28'];
  */
 const GATEWAY_SCENARIOS = {
   '2025-11-25': ['server-initialize', 'ping', 'tools-list', 'logging-set-level', 'dns-rebinding-protection', 'server-sse-multiple-streams'],
-  '2026-07-28': ['tools-list', 'dns-rebinding-protection', 'server-sse-multiple-streams', 'input-required-result-unsupported-methods'],
+  '2026-07-28': ['tools-list', 'dns-rebinding-protection', 'server-sse-multiple-streams', 'input-required-result-unsupported-methods', 'caching'],
 };
 /** A scenario that has not ended by then is failed (the suite's own client timeout is 30 s). */
 const SCENARIO_TIMEOUT_MS = 120_000;

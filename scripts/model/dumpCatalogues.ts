@@ -14,8 +14,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { REPO_ROOT } from './dataSets';
 import { GENERAL_SOURCES } from './catalogueSources/generalServers';
 import { NON_ENGLISH_SOURCES } from './catalogueSources/nonEnglishServers';

@@ -16,7 +16,8 @@ readonly CODE_SERVER_VERSION="4.139.1"
 # code-server 4.139 declares engines.node "24"; the machine's Node 20 cannot run it.
 readonly NODE_MAJOR="24"
 # Headers for the native modules code-server's postinstall compiles, and the browser.
-readonly APT_PACKAGES=(libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev chromium)
+# nginx-light: the integration test that runs two gateway replicas behind a reverse proxy.
+readonly APT_PACKAGES=(libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev chromium nginx-light)
 # That postinstall compiles kerberos, spdlog, sqlite3... with node-gyp. A developer
 # machine has the tools (maybe not from apt, e.g. a pyenv python3), so they are
 # checked as commands; a clean Debian image gets them from these packages.

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
-import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import { FileAuthStore } from '../core/auth/fileAuthStore';
 import { flatFields, parseFieldValue } from '../core/schema/schemaForms';
 import { RouterOAuthProvider, type AuthorizationUi } from '../core/auth/oauthProvider';

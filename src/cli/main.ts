@@ -17,6 +17,7 @@ import { runServe, type HttpServeOptions } from './serveCommand';
 import { heldBackMessage, ToolPins } from '../core/security/toolPins';
 import { FileToolPinStore, TOOL_PINS_FILE_NAME } from '../core/security/toolPinStore';
 import { readGatewayToken } from '../core/gateway/tokenFile';
+import { parseReplicaPlace, type ReplicaPlace } from '../core/gateway/replicaSessions';
 import { isLoopbackHost } from '../core/gateway/httpGateway';
 import { routerConfigBeside } from '../core/config/takeOver';
 import type { RouterBlock } from '../core/config/routerBlock';
@@ -64,6 +65,8 @@ Options:
   --token-file F     serve --http: file holding the bearer token every request must send
   --no-auth          serve --http: no token (refused unless the host is loopback)
   --trust-proxy      serve --http: take the client's address from X-Forwarded-For (behind your own proxy only)
+  --replica I/N      serve --http: this is replica I (from 0) of N behind a proxy that hashes Mcp-Session-Id
+                     (see examples/nginx-replicas.conf): session ids are made to land back on this replica
   --accept-tool-changes SERVER  accept SERVER's changed tool definitions (a tool whose description or
                      schema changed since first seen is held back until accepted; repeatable)
   --browser CMD      command that opens a sign-in page (the URL is added as its last argument);
@@ -117,6 +120,7 @@ interface CliOptions {
   destructiveTools?: DestructivePolicy;
   allowDestructive: string[];
   trustProxy: boolean;
+  replica?: ReplicaPlace;
   /** Servers whose changed tool definitions the user accepts now. */
   acceptToolChanges: string[];
 }
@@ -150,9 +154,9 @@ function reportHeldBack(router: ToolRouter, pins: ToolPins, err: (s: string) => 
  * `serve --http`'s settings, checked: a token file that exists and holds a long secret, or `--no-auth` on a
  * loopback host; never neither, and never a non-loopback host without a token.
  */
-export function httpServeOptions(opts: Pick<CliOptions, 'http' | 'port' | 'host' | 'tokenFile' | 'noAuth'> & Partial<Pick<CliOptions, 'trustProxy'>>): HttpServeOptions | undefined {
+export function httpServeOptions(opts: Pick<CliOptions, 'http' | 'port' | 'host' | 'tokenFile' | 'noAuth'> & Partial<Pick<CliOptions, 'trustProxy' | 'replica'>>): HttpServeOptions | undefined {
   if (!opts.http) {
-    if (opts.port !== undefined || opts.host !== undefined || opts.tokenFile !== undefined || opts.noAuth || opts.trustProxy) throw new UsageError('--port, --host, --token-file, --no-auth and --trust-proxy go with serve --http.');
+    if (opts.port !== undefined || opts.host !== undefined || opts.tokenFile !== undefined || opts.noAuth || opts.trustProxy || opts.replica) throw new UsageError('--port, --host, --token-file, --no-auth, --trust-proxy and --replica go with serve --http.');
     return undefined;
   }
   const host = opts.host ?? '127.0.0.1';
@@ -160,7 +164,7 @@ export function httpServeOptions(opts: Pick<CliOptions, 'http' | 'port' | 'host'
   if (opts.tokenFile === undefined) {
     if (!opts.noAuth) throw new UsageError('serve --http needs --token-file FILE (the bearer token clients must send), or --no-auth on a loopback host.');
     if (!isLoopbackHost(host)) throw new UsageError(`Refusing to serve on ${host} without a token: anyone who can reach that address could run every routed tool. Give --token-file FILE.`);
-    return { host, ...(opts.port !== undefined ? { port: opts.port } : {}), ...(opts.trustProxy ? { trustProxy: true } : {}) };
+    return { host, ...(opts.port !== undefined ? { port: opts.port } : {}), ...proxyOptions(opts) };
   }
   let token: string;
   try {
@@ -168,7 +172,12 @@ export function httpServeOptions(opts: Pick<CliOptions, 'http' | 'port' | 'host'
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  return { host, token, ...(opts.port !== undefined ? { port: opts.port } : {}), ...(opts.trustProxy ? { trustProxy: true } : {}) };
+  return { host, token, ...(opts.port !== undefined ? { port: opts.port } : {}), ...proxyOptions(opts) };
+}
+
+/** What a gateway behind the user's reverse proxy is told: trust its forwarded address, and its place. */
+function proxyOptions(opts: Partial<Pick<CliOptions, 'trustProxy' | 'replica'>>): Pick<HttpServeOptions, 'trustProxy' | 'replica'> {
+  return { ...(opts.trustProxy ? { trustProxy: true } : {}), ...(opts.replica ? { replica: opts.replica } : {}) };
 }
 
 export function parseCliArgs(argv: readonly string[]): CliOptions {
@@ -220,6 +229,13 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         break;
       case '--trust-proxy':
         opts.trustProxy = true;
+        break;
+      case '--replica':
+        try {
+          opts.replica = parseReplicaPlace(value());
+        } catch (error) {
+          throw new UsageError((error as Error).message);
+        }
         break;
       case '--accept-tool-changes':
         opts.acceptToolChanges.push(value());
@@ -483,7 +499,7 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
         await router.whenSettled(opts.waitMs);
         const statuses = router.serverStatuses;
         if (opts.json) out(`${JSON.stringify(statuses, null, 2)}\n`);
-        else for (const s of statuses) out(`${s.name}: ${s.state}${s.transport ? ` (${s.transport})` : ''}, ${s.toolCount} tools, ${s.restarts} restarts${s.reason ? `\n    ${s.reason}` : ''}\n`);
+        else for (const s of statuses) out(`${s.name}: ${s.state}${s.transport ? ` (${[s.transport, s.protocol].filter(Boolean).join(', ')})` : ''}, ${s.toolCount} tools, ${s.restarts} restarts${s.reason ? `\n    ${s.reason}` : ''}\n`);
         return EXIT_CODES.ok;
       }
       case 'select': {

@@ -1,13 +1,16 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { EXIT_CODES } from '../core/router/callEnvelope';
 import type { ServerDefinition } from '../core/config/serverConfig';
 import { describeState, type ServerState } from '../core/connection/serverConnection';
 import { HttpGateway } from '../core/gateway/httpGateway';
+import type { ReplicaPlace } from '../core/gateway/replicaSessions';
 import type { ClientFeatures } from '../core/connection/clientFeatures';
-import { GatewayHub } from '../core/gateway/gatewayHub';
-import { RouterGateway, type RouterGatewayOptions } from '../core/gateway/routerGateway';
+import { GatewayCore, type GatewayCoreOptions } from '../core/gateway/gatewayCore';
+import { InstructionsTransport } from '../core/gateway/instructionsTransport';
+import { ModernGateway } from '../core/gateway/modernGateway';
+import { RouterGateway } from '../core/gateway/routerGateway';
 import { createSelectionEngine } from '../core/selection/selectionEngine';
 import { inspectExposedTools, quarantineOf } from '../core/security/toolPoisoning';
 import { ToolRouter } from '../core/router/toolRouter';
@@ -15,10 +18,11 @@ import { heldBackMessage, type ToolPins } from '../core/security/toolPins';
 import { defaultCacheDir, projectRoot, type SelectCliOptions } from './selectCommands';
 
 /**
- * `serve`: the router gateway as a stdio MCP server for any MCP client. stdout carries the protocol and
- * nothing else; every log line goes to stderr. Servers start in the background: the client's `initialize`
- * waits only briefly for them (for their instructions), and the gateway's tools wait when they need them.
- * Their resources, prompts and completions reach the client too, through the same gateway.
+ * `serve`: the router gateway as a stdio MCP server for any MCP client, or over streamable HTTP with `--http`;
+ * both serve clients of MCP 2025-11-25 and of 2026-07-28. stdout carries the protocol and nothing else; every
+ * log line goes to stderr. Servers start in the background: the client's `initialize` waits only briefly for
+ * them (for their instructions), and the gateway's tools wait when they need them. Their resources, prompts
+ * and completions reach the client too, through the same gateway.
  */
 
 export interface ServeOptions extends Omit<SelectCliOptions, 'json'> {
@@ -44,6 +48,8 @@ export interface HttpServeOptions {
   readonly token?: string;
   /** Take the client's address from X-Forwarded-For (only behind the user's own proxy). */
   readonly trustProxy?: boolean;
+  /** This replica's place behind a proxy that hashes Mcp-Session-Id (`--replica I/N`). */
+  readonly replica?: ReplicaPlace;
 }
 
 /** After shutdown, a handle left open by a library must not keep a gateway nobody talks to alive. */
@@ -82,8 +88,11 @@ export async function runServe(opts: ServeOptions, err: (s: string) => void): Pr
     states.set(s.name, s.state);
     log(`server "${s.name}" ${describeState(s.state)}${s.state === 'ready' ? ` (${s.toolCount} tools)` : ''}${s.reason ? `: ${s.reason}` : ''}`);
   });
-  const gatewayOptions: RouterGatewayOptions = { dynamicSubset: opts.dynamic, startupWaitMs: opts.waitMs, serverInfo: { name: 'mcp-tool-router', version: packageVersion() }, log };
-  const cleanups: Array<() => void> = [offStatus, offFlags, offHeld];
+  const gatewayOptions: GatewayCoreOptions = { dynamicSubset: opts.dynamic, startupWaitMs: opts.waitMs, serverInfo: { name: 'mcp-tool-router', version: packageVersion() }, log };
+  // One core whoever connects: the catalogue is kept in step once, and a server is subscribed to a resource once.
+  const core = new GatewayCore(router, engine, gatewayOptions);
+  const modern = new ModernGateway(core);
+  const cleanups: Array<() => void> = [offStatus, offFlags, offHeld, () => core.dispose()];
   let stop: (reason: string) => void = () => undefined;
   const stopped = new Promise<string>((resolve) => (stop = resolve));
   const on = (emitter: NodeJS.EventEmitter, event: string, reason: string): void => {
@@ -102,18 +111,14 @@ export async function runServe(opts: ServeOptions, err: (s: string) => void): Pr
   const servingNote = `${opts.dynamic ? ', with a dynamic tool subset' : ''}${engine.embedderProblem ? `; search uses keywords only (${engine.embedderProblem})` : ''}`;
   let close: () => Promise<void>;
   if (opts.http) {
-    // Many sessions over one router: the catalogue is kept in step once here, not by each session's gateway.
-    engine.selector.setCatalogue(router.listTools());
-    cleanups.push(router.onDidChangeTools((tools) => engine.selector.setCatalogue(tools)));
-    // Likewise one hub: a server is subscribed to a resource once, whichever sessions want it.
-    const hub = new GatewayHub(router, log);
-    cleanups.push(() => hub.dispose());
     const http = new HttpGateway({
       host: opts.http.host,
       ...(opts.http.port !== undefined ? { port: opts.http.port } : {}),
       ...(opts.http.token !== undefined ? { token: opts.http.token } : {}),
       ...(opts.http.trustProxy ? { trustProxy: true } : {}),
-      createGateway: () => new RouterGateway(router, engine, { ...gatewayOptions, syncCatalogue: false, hub }),
+      ...(opts.http.replica ? { replica: opts.http.replica } : {}),
+      createGateway: () => new RouterGateway(core),
+      modern,
       log,
     });
     try {
@@ -129,13 +134,24 @@ export async function runServe(opts: ServeOptions, err: (s: string) => void): Pr
     await router.applyConfig(opts.servers);
     log(`serving ${opts.servers.length} server(s) at ${http.url.href}${opts.http.token === undefined ? ' without auth' : ' (bearer token required)'}${servingNote}`);
   } else {
-    const gateway = new RouterGateway(router, engine, gatewayOptions);
-    gateway.server.onclose = () => stop('the connection closed');
+    // The opening message picks the revision: initialize pins a 2025 session, a 2026-07-28 request a modern one.
+    let session: RouterGateway | undefined;
+    const stdio = serveStdio(
+      (ctx) => {
+        if (ctx.era === 'modern') return modern.createConnectionServer(ctx);
+        session = new RouterGateway(core);
+        const server = session.served();
+        server.onclose = () => stop('the connection closed');
+        return server;
+      },
+      // The initialize result gets the routed servers' instructions as it is sent (see InstructionsTransport).
+      { transport: new InstructionsTransport(new StdioServerTransport(), () => core.instructions(opts.dynamic)), onerror: (error) => log(`stdio: ${error.message}`) },
+    );
     close = async () => {
-      gateway.server.onclose = undefined;
-      await gateway.close();
+      if (session) session.server.onclose = undefined;
+      await session?.close();
+      await stdio.close();
     };
-    await gateway.connect(new StdioServerTransport());
     await router.applyConfig(opts.servers);
     log(`serving ${opts.servers.length} server(s) over stdio${servingNote}`);
   }

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import { RouterOAuthProvider, type AuthStore, type AuthorizationUi, type StoredAuth } from '../core/auth/oauthProvider';
 import type { ClientFeatures } from '../core/connection/clientFeatures';
 import { estimateTokens, type CostMonitor } from '../core/guards/costMonitor';

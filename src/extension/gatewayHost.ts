@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { HttpGateway, newGatewaySecret } from '../core/gateway/httpGateway';
-import { GatewayHub } from '../core/gateway/gatewayHub';
-import { RouterGateway, type GatewaySelection } from '../core/gateway/routerGateway';
+import { GatewayCore, type GatewaySelection } from '../core/gateway/gatewayCore';
+import { ModernGateway } from '../core/gateway/modernGateway';
+import { RouterGateway } from '../core/gateway/routerGateway';
 import type { RouterService } from './routerService';
 import type { SelectionService } from './selectionService';
 import type { UsageLearning } from './usageLearning';
@@ -27,8 +28,8 @@ export const GATEWAY_LABEL = 'MCP Tool Router';
 export class GatewayHost implements vscode.Disposable {
   private readonly secret = newGatewaySecret();
   private http: HttpGateway | undefined;
-  /** What every session shares over the router: resource owners, subscriptions, the servers' log level. */
-  private hub: GatewayHub | undefined;
+  /** What every client shares over the router: search, routing, the hub of resources, subscriptions and log level. */
+  private core: GatewayCore | undefined;
   private starting: Promise<URL> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -72,19 +73,18 @@ export class GatewayHost implements vscode.Disposable {
         },
         quarantine: () => selection.quarantinedTools(),
       };
-      const hub = (this.hub = new GatewayHub(this.service.router, (m) => this.service.log.info(`gateway: ${m}`)));
+      const core = (this.core = new GatewayCore(this.service.router, live, {
+        dynamicSubset: true,
+        // SelectionService keeps the catalogue in step for every client.
+        syncCatalogue: false,
+        serverInfo: { name: 'mcp-tool-router', version: 'vscode' },
+        log: (m) => this.service.log.info(`gateway: ${m}`),
+        ...(this.learning ? { onSearch: (q: string, tools: readonly string[]) => this.learning!.noteSearch(q, tools), onCall: (name: string) => this.learning!.noteAgentCall(name) } : {}),
+      }));
       this.http = new HttpGateway({
         token: this.secret,
-        createGateway: () =>
-          new RouterGateway(this.service.router, live, {
-            dynamicSubset: true,
-            hub,
-            // SelectionService keeps the catalogue in step for every client.
-            syncCatalogue: false,
-            serverInfo: { name: 'mcp-tool-router', version: 'vscode' },
-            log: (m) => this.service.log.info(`gateway: ${m}`),
-            ...(this.learning ? { onSearch: (q: string, tools: readonly string[]) => this.learning!.noteSearch(q, tools), onCall: (name: string) => this.learning!.noteAgentCall(name) } : {}),
-          }),
+        createGateway: () => new RouterGateway(core),
+        modern: new ModernGateway(core),
         log: (m) => this.service.log.info(m),
       });
       return this.http.start();
@@ -103,7 +103,7 @@ export class GatewayHost implements vscode.Disposable {
 
   dispose(): void {
     void this.http?.close();
-    this.hub?.dispose();
+    this.core?.dispose();
     this.disposables.forEach((d) => d.dispose());
   }
 }

@@ -144,8 +144,10 @@ describe('the gateway passes through what server-everything offers besides tools
   });
 
   it('answers a resource no server offers with the spec\'s "not found" error', async () => {
-    await assert.rejects(routed.client.readResource({ uri: 'nowhere://nothing' }), (error: Error & { code?: number }) => {
-      assert.equal(error.code, -32002);
+    await assert.rejects(routed.client.readResource({ uri: 'nowhere://nothing' }), (error: Error & { code?: number; data?: unknown }) => {
+      // SDK 2.x sends "not found" as -32602 with the URI in data, on every revision (the 2026-07-28 spec's form).
+      assert.equal(error.code, -32602);
+      assert.deepEqual(error.data, { uri: 'nowhere://nothing' });
       assert.match(error.message, /No server behind the router offers the resource "nowhere:\/\/nothing"/);
       return true;
     });

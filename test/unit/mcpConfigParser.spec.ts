@@ -325,6 +325,8 @@ describe('mcpConfigParser', () => {
         ['maxResponseBytes', 1.5, /must be a whole number of at least 1024, got 1.5/],
         ['maxResponseBytes', 512, /must be a whole number of at least 1024, got 512/],
         ['startupTimeoutMs', -1, /must be a whole number of at least 1, got -1/],
+        ['protocol', '2025-06-18', /must be one of "auto", "2025-11-25", "2026-07-28", got "2025-06-18"/],
+        ['protocol', true, /must be one of "auto", "2025-11-25", "2026-07-28", got true/],
       ];
       for (const [option, value, message] of cases) {
         it(`router.${option} = ${JSON.stringify(value)} (${String(message)})`, async () => {
@@ -406,6 +408,7 @@ describe('mcpConfigParser', () => {
         maxResponseBytes: 4096,
         startupTimeoutMs: 500,
         roots: false,
+        protocol: '2026-07-28',
       };
       const parsed = await parseObject({ servers: { s: { command: 'node', router } } });
       assert.deepEqual(server(parsed, 's').options, router);
@@ -416,6 +419,14 @@ describe('mcpConfigParser', () => {
       assert.equal(server(parsed, 'told').options.roots, true);
       assert.equal(server(parsed, 'kept').options.roots, false);
       assert.ok(parsed.issues.some((i) => i.server === 'bad' && i.field === 'router.roots' && i.severity === 'error'), JSON.stringify(parsed.issues));
+    });
+
+    it('asks each server for its protocol revision unless router.protocol pins one', async () => {
+      const parsed = await parseObject({ servers: { asked: { command: 'node' }, old: { command: 'node', router: { protocol: '2025-11-25' } }, modern: { type: 'http', url: 'https://example.com/mcp', router: { protocol: '2026-07-28' } } } });
+      assert.equal(server(parsed, 'asked').options.protocol, 'auto');
+      assert.equal(server(parsed, 'old').options.protocol, '2025-11-25');
+      assert.equal(server(parsed, 'modern').options.protocol, '2026-07-28');
+      assert.deepEqual(parsed.issues, []);
     });
 
     it('disables a server with "disabled": true', async () => {

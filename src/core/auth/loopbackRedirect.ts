@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * The OAuth redirect on a loopback address (RFC 8252): a small HTTP listener on 127.0.0.1 that receives
- * the authorization server's redirect with `code` and `state`, answers the browser with a short page, and
+ * the authorization server's redirect with `code`, `state` and `iss`, answers the browser with a short page, and
  * hands the code to whoever waits for it. It listens only while a sign-in is under way.
  */
 
@@ -12,6 +12,8 @@ export const CALLBACK_PATH = '/callback';
 export interface AuthorizationResponse {
   readonly code: string;
   readonly state?: string;
+  /** Every parameter of the redirect, `iss` included: the SDK checks the issuer before it redeems the code. */
+  readonly params: URLSearchParams;
 }
 
 export class LoopbackRedirect {
@@ -36,7 +38,7 @@ export class LoopbackRedirect {
       res.writeHead(ok ? 200 : 400, { 'Content-Type': 'text/html; charset=utf-8' });
       res.end(`<!doctype html><title>MCP Tool Router</title><p>${ok ? 'Signed in. You can close this tab and go back.' : 'Sign-in did not complete. You can close this tab; the router says why.'}</p>`);
       const outcome: AuthorizationResponse | Error = ok
-        ? { code, ...(state ? { state } : {}) }
+        ? { code, ...(state ? { state } : {}), params: url.searchParams }
         : new Error(`the authorization server answered "${error ?? 'no code'}"${url.searchParams.get('error_description') ? `: ${url.searchParams.get('error_description')}` : ''}`);
       if (!this.waiting) this.early = outcome;
       else if (outcome instanceof Error) this.waiting.reject(outcome);

@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client';
 import type { OAuthSettings } from '../config/serverConfig';
 import { LoopbackRedirect } from './loopbackRedirect';
 
@@ -17,11 +16,16 @@ import { LoopbackRedirect } from './loopbackRedirect';
  * reported as needing sign-in, and a later interactive connection does the sign-in.
  */
 
-/** What is kept per server: never logged or printed. */
+/**
+ * What is kept per server: never logged or printed. The registration and tokens are kept as the SDK hands
+ * them over, with the `issuer` it stamps on them, so they are never offered to another authorization server.
+ */
 export interface StoredAuth {
-  readonly client?: OAuthClientInformationMixed;
-  readonly tokens?: OAuthTokens;
+  readonly client?: StoredOAuthClientInformation;
+  readonly tokens?: StoredOAuthTokens;
   readonly verifier?: string;
+  /** Where the server's authorization server and its endpoints were found: saves discovery on the next sign-in. */
+  readonly discovery?: OAuthDiscoveryState;
   /** The loopback port the client registration's redirect URI names. */
   readonly redirectPort?: number;
 }
@@ -100,15 +104,18 @@ export class RouterOAuthProvider implements OAuthClientProvider {
     if (this.loopback.listeningPort !== wanted) {
       // The registration names another port (or none yet): a dynamic registration is made again for this
       // one. Pre-registered clients keep theirs, since loopback redirects may use any port (RFC 8252).
-      await this.update({ ...(this.settings?.clientId ? { client: this.stored.client } : {}), tokens: this.stored.tokens, redirectPort: this.loopback.listeningPort });
+      await this.update({ ...(this.settings?.clientId ? { client: this.stored.client } : {}), tokens: this.stored.tokens, discovery: this.stored.discovery, redirectPort: this.loopback.listeningPort });
     }
   }
 
-  /** Waits for the redirect of the sign-in just started, checks its state, and returns the code. */
-  async waitForCode(timeoutMs = DEFAULT_SIGN_IN_TIMEOUT_MS, signal?: AbortSignal): Promise<string> {
+  /**
+   * Waits for the redirect of the sign-in just started, checks its state, and returns the redirect's
+   * parameters: `code`, and `iss` when the authorization server sends it, which the SDK checks (RFC 9207).
+   */
+  async waitForRedirect(timeoutMs = DEFAULT_SIGN_IN_TIMEOUT_MS, signal?: AbortSignal): Promise<URLSearchParams> {
     const response = await this.loopback.next(timeoutMs, signal);
     if (this.expectedState !== undefined && response.state !== this.expectedState) throw new Error('the sign-in answer did not match the request (state mismatch); try again');
-    return response.code;
+    return response.params;
   }
 
   /** Stops the loopback listener (until the next sign-in), unless a sign-in is still waiting on it. */
@@ -148,23 +155,31 @@ export class RouterOAuthProvider implements OAuthClientProvider {
     return this.expectedState;
   }
 
-  clientInformation(): OAuthClientInformationMixed | undefined {
+  clientInformation(): StoredOAuthClientInformation | undefined {
     if (this.settings?.clientId) return { client_id: this.settings.clientId, ...(this.settings.clientSecret ? { client_secret: this.settings.clientSecret } : {}) };
     return this.stored.client;
   }
 
-  async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
+  async saveClientInformation(client: StoredOAuthClientInformation): Promise<void> {
     // A pre-registered secret lives in the config (or an input), never in the store.
     if (this.settings?.clientId) return;
     await this.update({ ...this.stored, client });
   }
 
-  tokens(): OAuthTokens | undefined {
+  tokens(): StoredOAuthTokens | undefined {
     return this.stored.tokens;
   }
 
-  async saveTokens(tokens: OAuthTokens): Promise<void> {
+  async saveTokens(tokens: StoredOAuthTokens): Promise<void> {
     await this.update({ ...this.stored, tokens });
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.stored.discovery;
+  }
+
+  async saveDiscoveryState(discovery: OAuthDiscoveryState): Promise<void> {
+    await this.update({ ...this.stored, discovery });
   }
 
   async redirectToAuthorization(url: URL): Promise<void> {
@@ -188,9 +203,8 @@ export class RouterOAuthProvider implements OAuthClientProvider {
   }
 
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
-    // Discovery results are not kept, and the registered redirect port outlives every scope.
-    const forget: ReadonlyArray<keyof StoredAuth> = scope === 'all' ? ['client', 'tokens', 'verifier'] : scope === 'discovery' ? [] : [scope];
-    if (forget.length === 0) return;
+    // The SDK names one scope at a time ('client', then 'tokens'); the registered redirect port outlives every scope.
+    const forget: ReadonlyArray<keyof StoredAuth> = scope === 'all' ? ['client', 'tokens', 'verifier', 'discovery'] : [scope];
     await this.update(Object.fromEntries(Object.entries(this.stored).filter(([key]) => !forget.includes(key as keyof StoredAuth))) as StoredAuth);
   }
 

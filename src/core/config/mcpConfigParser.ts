@@ -5,8 +5,10 @@ import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc
 import {
   DEFAULT_ROUTER_OPTIONS,
   MIN_SECRET_LENGTH,
+  PROTOCOL_SETTINGS,
   SECRET_NAME_PATTERN,
   type ConfigIssue,
+  type ProtocolSetting,
   type RouterOptions,
   type ServerDefinition,
   type ServerLaunch,
@@ -376,6 +378,10 @@ function parseRouterOptions(
         options.oauth = oauth;
         break;
       }
+      case 'protocol':
+        if (typeof value !== 'string' || !(PROTOCOL_SETTINGS as readonly string[]).includes(value)) err(key, `must be one of ${PROTOCOL_SETTINGS.map((p) => `"${p}"`).join(', ')}, got ${JSON.stringify(value)}.`);
+        else options.protocol = value as ProtocolSetting;
+        break;
       case 'callTimeoutMs':
       case 'maxConcurrentCalls':
       case 'maxResponseBytes':

@@ -54,12 +54,21 @@ export interface RouterOptions {
    */
   readonly roots: boolean;
   /**
+   * The MCP revision spoken to this server: `auto` asks the server and uses the newest both speak;
+   * a revision pins it (a pinned 2026-07-28 server that does not speak it fails to start, with why).
+   * SSE servers always speak 2025-11-25.
+   */
+  readonly protocol: ProtocolSetting;
+  /**
    * OAuth for a remote server that uses the MCP authorization spec: a client registered with its
    * authorization server beforehand, and the scopes to ask for. Without it, the router registers itself
    * (dynamic client registration or a client ID metadata document) when the server asks for sign-in.
    */
   readonly oauth?: OAuthSettings;
 }
+
+export type ProtocolSetting = 'auto' | '2025-11-25' | '2026-07-28';
+export const PROTOCOL_SETTINGS: readonly ProtocolSetting[] = ['auto', '2025-11-25', '2026-07-28'];
 
 export interface OAuthSettings {
   readonly clientId?: string;
@@ -98,6 +107,7 @@ export const DEFAULT_ROUTER_OPTIONS: RouterOptions = {
   startupTimeoutMs: DEFAULT_STARTUP_TIMEOUT_MS,
   allowUnvalidatedTools: false,
   roots: true,
+  protocol: 'auto',
 };
 
 export interface ServerDefinition {

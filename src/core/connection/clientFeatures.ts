@@ -1,4 +1,4 @@
-import type { CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../config/serverConfig';
 import type { RouterOAuthProvider } from '../auth/oauthProvider';
 

@@ -1,6 +1,4 @@
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client';
 import type { CallErrorType } from '../router/callEnvelope';
 import { redactSecrets } from '../config/serverConfig';
 import type { ServerState } from './serverConnection';
@@ -18,20 +16,44 @@ export class ConnectionError extends Error {
 /** A forwarded request (resources, prompts, completions) that failed on the way, as a ConnectionError. */
 export function forwardError(error: unknown, at: { readonly server: string; readonly method: string; readonly timeoutMs: number; readonly stale: boolean; readonly secrets?: readonly string[] }): ConnectionError {
   const { server, method } = at;
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+  if (isSdkError(error, SdkErrorCode.RequestTimeout)) {
     return new ConnectionError('TIMEOUT', `Server "${server}" did not answer ${method} within ${at.timeoutMs} ms (router.callTimeoutMs); try again, or raise the limit.`, true);
   }
   if (isAbortError(error)) return new ConnectionError('CANCELLED', `The ${method} request to "${server}" was cancelled.`, false);
-  if ((error instanceof McpError && error.code === ErrorCode.ConnectionClosed) || at.stale) {
+  if (isSdkError(error, SdkErrorCode.ConnectionClosed) || at.stale) {
     return new ConnectionError('SERVER_RESTARTED', `Server "${server}" stopped while answering ${method}; try again once it is back.`, true);
   }
   return new ConnectionError('SERVER_UNAVAILABLE', redactSecrets(`Asking server "${server}" for ${method} failed: ${describeError(error)}`, at.secrets), true);
 }
 
-/** Streamable HTTP answered 4xx (old SSE-only servers answer 404/405 to POST): worth trying SSE. */
+/** The SDK's own failure with this code (a timeout, a closed connection), as opposed to the server's answer. */
+export function isSdkError(error: unknown, code: SdkErrorCode): error is SdkError {
+  return error instanceof SdkError && error.code === code;
+}
+
+/**
+ * Streamable HTTP answered 4xx (old SSE-only servers answer 404/405 to POST): worth trying SSE. Not when
+ * the answer carried a JSON-RPC error: that server speaks streamable HTTP (a 2026-07-28 server answers
+ * -32020 to a request without its headers, -32022 to a version it does not know), and SSE would only hide it.
+ */
 export function shouldFallBackToSse(error: unknown): boolean {
-  if (error instanceof StreamableHTTPError) return error.code !== undefined && error.code >= 400 && error.code < 500 && error.code !== 401 && error.code !== 403;
+  if (error instanceof ProtocolError) return false;
+  if (error instanceof SdkHttpError) return error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 403 && !carriesJsonRpcError(error);
+  if (error instanceof SdkError) return false;
   return /\b(404|405|400)\b/.test(describeError(error));
+}
+
+/** A JSON-RPC error code (-32xxx) in an HTTP error's message or data: the body was an MCP answer. */
+function carriesJsonRpcError(error: SdkHttpError): boolean {
+  return /"code"\s*:\s*-32\d{3}/.test(`${error.message} ${safeJson(error.data)}`);
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch {
+    return '';
+  }
 }
 
 /**
@@ -39,9 +61,36 @@ export function shouldFallBackToSse(error: unknown): boolean {
  * step-up (401 or 403 again) will not change its mind either; other start errors might be transient.
  */
 export function isPermanentStartError(error: unknown): boolean {
-  if (error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403)) return true;
+  if (error instanceof SdkHttpError && (error.status === 401 || error.status === 403)) return true;
   if (error instanceof UnauthorizedError) return true;
-  return /was not found: check "command"|is not executable/.test(describeError(error));
+  if (revisionRefusal(error) !== undefined) return true;
+  return /was not found: check "command"|is not executable|is not spoken over SSE/.test(describeError(error));
+}
+
+/**
+ * The server does not speak the revision `router.protocol` pins: a 2026-07-28-only server refused
+ * `initialize` (-32022, naming what it supports), or a pinned 2026-07-28 was not offered. Retrying will
+ * not change that; the configuration must. Undefined for any other error.
+ */
+export function revisionRefusal(error: unknown): string | undefined {
+  if (isSdkError(error, SdkErrorCode.EraNegotiationFailed) && /no fallback in pin mode/.test(error.message)) {
+    return 'the server does not speak 2026-07-28, which router.protocol pins; set router.protocol to "auto"';
+  }
+  const body = error instanceof SdkHttpError ? (error.data as { text?: unknown }).text : undefined;
+  const refused = error instanceof ProtocolError ? { code: error.code, data: error.data } : typeof body === 'string' ? jsonRpcError(body) : undefined;
+  if (refused?.code !== -32022) return undefined;
+  const supported = (refused.data as { supported?: unknown } | undefined)?.supported;
+  const speaks = Array.isArray(supported) && supported.every((v) => typeof v === 'string') ? ` (it speaks ${supported.join(', ')})` : '';
+  return `the server does not speak the protocol revision router.protocol pins${speaks}; set router.protocol to "auto"`;
+}
+
+function jsonRpcError(body: string): { code: unknown; data: unknown } | undefined {
+  try {
+    const parsed = JSON.parse(body) as { error?: { code?: unknown; data?: unknown } };
+    return parsed.error ? { code: parsed.error.code, data: parsed.error.data } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function isAbortError(error: unknown): boolean {

@@ -1,16 +1,27 @@
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, McpError, ToolListChangedNotificationSchema, type ClientCapabilities, type Progress, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import {
+  Client,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+  type ClientCapabilities,
+  type ListChangedHandlers,
+  type PriorDiscovery,
+  type Progress,
+  type ServerCapabilities,
+  type Tool,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { NeedsSignInError, type RouterOAuthProvider } from '../auth/oauthProvider';
 import type { CallerFeatures, ClientFeatures } from './clientFeatures';
 import * as z from 'zod/v4';
 import { redactUrl } from '../config/mcpConfigParser';
 import { redactSecrets, type ServerDefinition } from '../config/serverConfig';
-import { ConnectionError, describeError, describeState, forwardError, isAbortError, isPermanentStartError, shouldFallBackToSse } from './connectionErrors';
+import { ConnectionError, describeError, describeState, forwardError, isAbortError, isPermanentStartError, isSdkError, revisionRefusal, shouldFallBackToSse } from './connectionErrors';
 import { ServerLog } from './serverLog';
+import { mayHaveExitedOnProbe, MODERN_PROTOCOL_VERSION, versionNegotiation } from './protocolRevision';
 import { installNoticeHandlers, type ForwardOptions, type ForwardedMethod, type ServerNotice } from './serverNotices';
 import { toServerTool, type ServerTool } from './serverTool';
 import { StdioProcessTransport } from './stdioProcessTransport';
@@ -37,6 +48,8 @@ export interface ServerStatus {
   readonly toolCount: number;
   /** The transport in use once connected. */
   readonly transport?: 'stdio' | 'streamable-http' | 'sse';
+  /** The MCP revision spoken once connected: 2026-07-28, or the 2025 revision `initialize` agreed on. */
+  readonly protocol?: string;
   readonly pid?: number;
   /** When the next restart attempt happens (epoch ms), while restarting. */
   readonly nextAttemptAt?: number;
@@ -123,7 +136,7 @@ export interface Connection {
   /**
    * Sends one of the requests the gateway passes through (resources, prompts, completions, log level) and
    * returns the server's result unchecked. Throws {@link ConnectionError} when the server cannot be asked,
-   * and the server's own McpError (code and message kept) when it answers with an error.
+   * and the server's own ProtocolError (code and message kept) when it answers with an error.
    */
   request(method: ForwardedMethod, params: Record<string, unknown>, opts: ForwardOptions): Promise<Record<string, unknown>>;
   /** The server's notifications besides tools/list_changed: its resources and prompts, and its log. */
@@ -146,6 +159,9 @@ export class ServerConnection implements Connection {
   private refreshInFlight: Promise<void> | undefined;
   private refreshQueued = false;
   private transportKind: ServerStatus['transport'];
+  private protocolVersion: string | undefined;
+  /** The stdio server exited on the 2026-07-28 probe once: it is spoken to as 2025-11-25, without a probe, until a manual restart. */
+  private exitsOnProbe = false;
   private currentTools: ServerTool[] = [];
   private readonly remoteCalls = new Set<{ controller: AbortController; dropped: string | undefined }>();
   private readonly statusChanged = new Emitter<ServerStatus>();
@@ -192,6 +208,7 @@ export class ServerConnection implements Connection {
       restarts: this.restarts,
       toolCount: this.currentTools.length,
       ...(this.transportKind ? { transport: this.transportKind } : {}),
+      ...(this.protocolVersion ? { protocol: this.protocolVersion } : {}),
       ...(pid !== undefined && this.state === 'ready' ? { pid } : {}),
       ...(this.nextAttemptAt !== undefined && this.state === 'restarting' ? { nextAttemptAt: this.nextAttemptAt } : {}),
       ...(this.needsSignIn && this.state === 'failed' ? { needsSignIn: true } : {}),
@@ -229,8 +246,8 @@ export class ServerConnection implements Connection {
       return await this.withStepUp(ask, opts.signal);
     } catch (error) {
       // The server's own answer (an unknown resource, a bad argument) goes back to the client as it is.
-      if (error instanceof McpError && error.code !== ErrorCode.RequestTimeout && error.code !== ErrorCode.ConnectionClosed) {
-        throw new McpError(error.code, redactSecrets(error.message.replace(/^MCP error -?\d+: /, ''), this.definition.secrets), error.data);
+      if (error instanceof ProtocolError) {
+        throw new ProtocolError(error.code, redactSecrets(error.message.replace(/^MCP error -?\d+: /, ''), this.definition.secrets), error.data);
       }
       throw forwardError(error, { server: this.name, method, timeoutMs: opts.timeoutMs, stale: generation !== this.generation || this.state !== 'ready', secrets: this.definition.secrets });
     }
@@ -251,6 +268,7 @@ export class ServerConnection implements Connection {
     this.clearTimers();
     await this.teardown();
     this.consecutiveFailures = 0;
+    this.exitsOnProbe = false;
     this.restarts++;
     this.connect('restarting');
   }
@@ -329,13 +347,30 @@ export class ServerConnection implements Connection {
     const inFlight = this.definition.launch.type === 'stdio' ? undefined : { controller: new AbortController(), dropped: undefined as string | undefined };
     if (inFlight) this.remoteCalls.add(inFlight);
     const signal = inFlight ? (opts.signal ? AbortSignal.any([opts.signal, inFlight.controller.signal]) : inFlight.controller.signal) : opts.signal;
-    const request = async (): Promise<ToolCallResult> =>
-      (await client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, LooseResultSchema, {
-        timeout: opts.timeoutMs,
-        // Progress keeps a long call alive: its timeout restarts with each notification.
-        ...(opts.onProgress ? { onprogress: opts.onProgress, resetTimeoutOnProgress: true } : {}),
-        ...(signal ? { signal } : {}),
-      })) as ToolCallResult;
+    const requestOptions = {
+      timeout: opts.timeoutMs,
+      // Progress keeps a long call alive: its timeout restarts with each notification.
+      ...(opts.onProgress ? { onprogress: opts.onProgress, resetTimeoutOnProgress: true } : {}),
+      ...(signal ? { signal } : {}),
+    };
+    const params = { name: tool, arguments: args };
+    const raw = async (): Promise<ToolCallResult> => (await client.request({ method: 'tools/call', params }, LooseResultSchema, requestOptions)) as ToolCallResult;
+    // On a 2026-07-28 HTTP connection only the SDK's callTool copies arguments marked x-mcp-header into
+    // Mcp-Param-* headers. It checks the result more strictly than the router does; when it refuses one,
+    // the call is made again the loose way, but only for a tool its server says is safe to repeat.
+    const definition = this.currentTools.find((t) => t.name === tool);
+    const request =
+      client.getProtocolEra() === 'modern' && this.transportKind === 'streamable-http'
+        ? async (): Promise<ToolCallResult> => {
+            try {
+              return (await client.callTool(params, { ...requestOptions, ...(definition ? { toolDefinition: sdkTool(definition) } : {}) })) as ToolCallResult;
+            } catch (error) {
+              if (!isSdkError(error, SdkErrorCode.InvalidResult) || !safeToRepeat(definition)) throw error;
+              this.logLine(`[router] "${tool}" returned a result the SDK refused (${describeError(error)}); calling it again without that check`);
+              return raw();
+            }
+          }
+        : raw;
     try {
       return await this.withStepUp(request, signal);
     } catch (error) {
@@ -411,32 +446,46 @@ export class ServerConnection implements Connection {
       let client: Client;
       if (launch.type === 'stdio') {
         this.logLine(`[router] starting: ${launch.command} ${launch.args.join(' ')}`);
-        const transport = (stdio = new StdioProcessTransport({
-          ...launch,
-          onStderr: (line) => this.logLine(line),
-          onStdoutNoise: (line) => this.logLine(`[router] ignored non-JSON-RPC output on stdout: ${line}`),
-        }));
-        client = await this.connectWith(transport, generation, options.startupTimeoutMs);
+        const spawn = (): StdioProcessTransport =>
+          new StdioProcessTransport({
+            ...launch,
+            onStderr: (line) => this.logLine(line),
+            onStdoutNoise: (line) => this.logLine(`[router] ignored non-JSON-RPC output on stdout: ${line}`),
+          });
+        const first = (stdio = spawn());
+        try {
+          client = await this.connectWith(first, generation, options.startupTimeoutMs, this.exitsOnProbe ? { kind: 'legacy' } : undefined);
+        } catch (error) {
+          if (this.exitsOnProbe || !mayHaveExitedOnProbe(options.protocol, first.exitInfo) || generation !== this.generation) throw error;
+          this.logLine(`[router] the server exited (${first.exitInfo}) while asked for its protocol revision; starting it once more, as a 2025-11-25 server`);
+          await this.teardown();
+          // Remembered even if this start fails too: a server that exits at once is not probed at every restart.
+          this.exitsOnProbe = true;
+          client = await this.connectWith((stdio = spawn()), generation, options.startupTimeoutMs, { kind: 'legacy' });
+        }
         this.transportKind = 'stdio';
       } else {
         const url = new URL(launch.url);
         const requestInit: RequestInit = { headers: { ...launch.headers } };
         const authProvider = this.auth ? { authProvider: this.auth } : {};
         const sse = (): SSEClientTransport => new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: sseFetch(launch.headers) }, ...authProvider });
+        // SSE is a 2025 transport: a server pinned to 2026-07-28 is never looked for there.
+        const sseAllowed = options.protocol !== MODERN_PROTOCOL_VERSION;
+        if (launch.type === 'sse' && !sseAllowed) throw new Error(`${MODERN_PROTOCOL_VERSION} is not spoken over SSE (router.protocol); use "type": "http", or another router.protocol`);
         if (launch.type === 'http') {
           this.logLine(`[router] connecting (streamable HTTP): ${redactUrl(launch.url)}`);
           try {
             client = await this.connectRemote(() => new StreamableHTTPClientTransport(url, { requestInit, ...authProvider }), generation, options.startupTimeoutMs);
             this.transportKind = 'streamable-http';
           } catch (error) {
-            if (!shouldFallBackToSse(error) || generation !== this.generation) throw error;
+            if (!sseAllowed || !shouldFallBackToSse(error) || generation !== this.generation) throw error;
             this.logLine(`[router] streamable HTTP refused (${describeError(error)}); trying SSE`);
-            client = await this.connectRemote(sse, generation, options.startupTimeoutMs);
+            client = await this.connectRemote(sse, generation, options.startupTimeoutMs, { kind: 'legacy' });
             this.transportKind = 'sse';
           }
         } else {
           this.logLine(`[router] connecting (SSE): ${redactUrl(launch.url)}`);
-          client = await this.connectRemote(sse, generation, options.startupTimeoutMs);
+          client = await this.connectRemote(sse, generation, options.startupTimeoutMs, { kind: 'legacy' });
           this.transportKind = 'sse';
         }
       }
@@ -445,7 +494,7 @@ export class ServerConnection implements Connection {
       if (generation !== this.generation) return;
       this.setTools(tools);
       this.readyAt = Date.now();
-      this.logLine(`[router] ready with ${tools.length} tools over ${this.transportKind}`);
+      this.logLine(`[router] ready with ${tools.length} tools over ${this.transportKind}, protocol ${this.protocolVersion ?? 'unknown'}`);
       this.setState('ready', undefined);
     } catch (error) {
       if (generation !== this.generation) return;
@@ -453,7 +502,7 @@ export class ServerConnection implements Connection {
       await this.teardown();
       // Without the user nobody can sign in: retrying would only ask the server again.
       this.needsSignIn = error instanceof NeedsSignInError;
-      this.onFailure(this.needsSignIn ? describeError(error) : `could not start: ${exited ?? describeError(error)}`, isPermanentStartError(error) || this.needsSignIn);
+      this.onFailure(this.needsSignIn ? describeError(error) : `could not start: ${revisionRefusal(error) ?? exited ?? describeError(error)}`, isPermanentStartError(error) || this.needsSignIn);
     }
   }
 
@@ -462,18 +511,18 @@ export class ServerConnection implements Connection {
    * the SDK discovers, registers and opens the authorization page through the provider; here the code
    * that comes back to the loopback redirect finishes it, and the connection is made again, signed in.
    */
-  private async connectRemote(make: () => StreamableHTTPClientTransport | SSEClientTransport, generation: number, timeoutMs: number): Promise<Client> {
+  private async connectRemote(make: () => StreamableHTTPClientTransport | SSEClientTransport, generation: number, timeoutMs: number, prior?: PriorDiscovery): Promise<Client> {
     const auth = this.auth;
     await auth?.prepare();
     try {
       const transport = make();
       try {
-        return await this.connectWith(transport, generation, timeoutMs);
+        return await this.connectWith(transport, generation, timeoutMs, prior);
       } catch (error) {
         if (!(error instanceof UnauthorizedError) || !auth) throw error;
         if (!auth.interactive) throw new NeedsSignInError(this.name);
         await this.completeSignIn(transport);
-        return await this.connectWith(make(), generation, timeoutMs);
+        return await this.connectWith(make(), generation, timeoutMs, prior);
       }
     } finally {
       await auth?.done();
@@ -503,8 +552,8 @@ export class ServerConnection implements Connection {
     const auth = this.auth!;
     await auth.prepare();
     this.logLine('[router] waiting for the sign-in in the browser');
-    const code = await auth.waitForCode(undefined, signal);
-    await transport.finishAuth(code);
+    const redirect = await auth.waitForRedirect(undefined, signal);
+    await transport.finishAuth(redirect);
     this.logLine('[router] signed in');
   }
 
@@ -530,8 +579,13 @@ export class ServerConnection implements Connection {
     };
   }
 
-  private async connectWith(transport: Transport, generation: number, timeoutMs: number): Promise<Client> {
-    const client = new Client(CLIENT_INFO, { capabilities: this.clientCapabilities() });
+  private async connectWith(transport: Transport, generation: number, timeoutMs: number, prior?: PriorDiscovery): Promise<Client> {
+    const client = new Client(CLIENT_INFO, {
+      capabilities: this.clientCapabilities(),
+      versionNegotiation: versionNegotiation(this.definition.options.protocol, this.definition.launch, timeoutMs),
+      listChanged: this.listChangedHandlers(generation),
+    });
+    this.protocolVersion = undefined;
     this.installFeatureHandlers(client, generation);
     this.client = client;
     this.transport = transport;
@@ -548,24 +602,45 @@ export class ServerConnection implements Connection {
       this.logLine(`[router] transport error: ${message}`);
       if (/SSE stream disconnected|terminated|other side closed|ECONNRESET/i.test(message)) this.onStreamDropped(message);
     };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      if (generation !== this.generation) return;
-      if (this.refreshTimer) return;
-      this.refreshTimer = setTimeout(() => {
-        this.refreshTimer = undefined;
-        void this.refreshTools();
-      }, TOOL_REFRESH_DEBOUNCE_MS);
-      this.refreshTimer.unref?.();
-    });
+    // Servers that do not declare listChanged may still send it; the SDK's handler (set on connect for those that do) does the same.
+    client.setNotificationHandler('notifications/tools/list_changed', () => this.toolsListChanged(generation));
     try {
-      await client.connect(transport, { timeout: timeoutMs });
+      await client.connect(transport, { timeout: timeoutMs, ...(prior ? { prior } : {}) });
+      this.protocolVersion = client.getNegotiatedProtocolVersion();
     } catch (error) {
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-        throw new Error(`no answer to "initialize" within ${timeoutMs} ms (router.startupTimeoutMs)`, { cause: error });
+      if (isSdkError(error, SdkErrorCode.RequestTimeout)) {
+        const handshake = client.getProtocolEra() === undefined && this.definition.options.protocol !== '2025-11-25' ? '"server/discover" or "initialize"' : '"initialize"';
+        throw new Error(`no answer to ${handshake} within ${timeoutMs} ms (router.startupTimeoutMs)`, { cause: error });
       }
       throw error;
     }
     return client;
+  }
+
+  /** A list_changed for tools: the list is read again once the burst is over (refetched, not from the SDK's cache). */
+  private toolsListChanged(generation: number): void {
+    if (generation !== this.generation) return;
+    if (this.refreshTimer) return;
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = undefined;
+      void this.refreshTools();
+    }, TOOL_REFRESH_DEBOUNCE_MS);
+    this.refreshTimer.unref?.();
+  }
+
+  /**
+   * The lists whose changes the router hears. A 2026-07-28 server sends changes only on a
+   * `subscriptions/listen` stream, which the SDK opens for the lists named here (and the server offers).
+   */
+  private listChangedHandlers(generation: number): ListChangedHandlers {
+    const notice = (kind: 'promptsChanged' | 'resourcesChanged') => (): void => {
+      if (generation === this.generation) this.notified.fire({ kind });
+    };
+    return {
+      tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.toolsListChanged(generation) },
+      prompts: { autoRefresh: false, debounceMs: 0, onChanged: notice('promptsChanged') },
+      resources: { autoRefresh: false, debounceMs: 0, onChanged: notice('resourcesChanged') },
+    };
   }
 
   /** Requests from the server (elicitation, sampling, roots) and its log messages. */
@@ -576,25 +651,28 @@ export class ServerConnection implements Connection {
     const caller = (has: keyof CallerFeatures): CallerFeatures | undefined => [...this.callers].reverse().find((c) => c[has]);
     if (features?.elicit) {
       const elicit = features.elicit;
-      client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
+      client.setRequestHandler('elicitation/create', (request, ctx) => {
         const forward = caller('elicit');
-        return forward ? forward.elicit!(request.params, extra.signal) : elicit(this.name, request.params, extra.signal);
+        const signal = ctx.mcpReq.signal;
+        return forward ? forward.elicit!(request.params, signal) : elicit(this.name, request.params, signal);
       });
     }
     if (features?.sample) {
       const sample = features.sample;
-      client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => {
+      client.setRequestHandler('sampling/createMessage', (request, ctx) => {
         const forward = caller('sample');
-        return forward ? forward.sample!(request.params, extra.signal) : sample(this.name, request.params, extra.signal);
+        const signal = ctx.mcpReq.signal;
+        return forward ? forward.sample!(request.params, signal) : sample(this.name, request.params, signal);
       });
     }
     // A server configured without roots is not told them, so it keeps to the folders its own config gives.
     if (features?.roots && this.definition.options.roots) {
       const roots = features.roots;
-      client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots().map((r) => ({ ...r })) }));
+      client.setRequestHandler('roots/list', () => ({ roots: roots().map((r) => ({ ...r })) }));
       this.offRoots?.();
       this.offRoots = features.onRootsChanged?.(() => {
-        if (generation === this.generation && this.client === client) client.sendRootsListChanged().catch(() => undefined);
+        // A 2026-07-28 server asks for the roots with each request that needs them; there is no notice to send.
+        if (generation === this.generation && this.client === client && client.getProtocolEra() !== 'modern') client.sendRootsListChanged().catch(() => undefined);
       });
     }
     installNoticeHandlers(
@@ -612,6 +690,7 @@ export class ServerConnection implements Connection {
   }
 
   private async listAllTools(client: Client): Promise<ServerTool[]> {
+    if (client.getProtocolEra() === 'modern') return this.listModernTools(client);
     const out: ServerTool[] = [];
     const seenCursors = new Set<string>();
     let cursor: string | undefined;
@@ -633,6 +712,22 @@ export class ServerConnection implements Connection {
       seenCursors.add(cursor);
     }
     this.logLine(`[router] tools/list still had more pages after ${MAX_TOOL_PAGES}; stopped paging`);
+    return out;
+  }
+
+  /**
+   * A 2026-07-28 server's tools through the SDK, which keeps the list for callTool's Mcp-Param-* headers
+   * and leaves out tools whose x-mcp-header marks are invalid. Always refetched: the router keeps its own
+   * list, and reads it again only when it changed (list_changed evicts the SDK's copy too) or on request.
+   */
+  private async listModernTools(client: Client): Promise<ServerTool[]> {
+    const result = await client.listTools(undefined, { cacheMode: 'refresh', timeout: this.definition.options.startupTimeoutMs });
+    const out: ServerTool[] = [];
+    for (const raw of result.tools) {
+      const tool = toServerTool(raw);
+      if (typeof tool === 'string') this.logLine(`[router] skipped an invalid tool in tools/list: ${tool}`);
+      else out.push(tool);
+    }
     return out;
   }
 
@@ -681,15 +776,15 @@ export class ServerConnection implements Connection {
   }
 
   private classifyCallErrorUnredacted(error: unknown, generation: number, timeoutMs: number, tool: string): Error {
-    if (error instanceof McpError) {
-      if (error.code === ErrorCode.RequestTimeout) {
-        return new ConnectionError('TIMEOUT', `Server "${this.name}" did not answer "${tool}" within ${timeoutMs} ms (router.callTimeoutMs). The call was cancelled; the tool may still have acted.`, true);
-      }
-      if (error.code === ErrorCode.ConnectionClosed || generation !== this.generation) {
-        return new ConnectionError('SERVER_RESTARTED', `Server "${this.name}" stopped while "${tool}" was running${this.reason ? ` (${this.reason})` : ''}. The server is being restarted; the call's effect is unknown, so check before retrying.`, true);
-      }
-      return new ConnectionError('PROTOCOL_ERROR', `Server "${this.name}" answered "${tool}" with error ${error.code}: ${error.message}`, false);
+    if (isSdkError(error, SdkErrorCode.RequestTimeout)) {
+      return new ConnectionError('TIMEOUT', `Server "${this.name}" did not answer "${tool}" within ${timeoutMs} ms (router.callTimeoutMs). The call was cancelled; the tool may still have acted.`, true);
     }
+    if (isSdkError(error, SdkErrorCode.ConnectionClosed) || ((error instanceof ProtocolError || error instanceof SdkError) && generation !== this.generation)) {
+      return new ConnectionError('SERVER_RESTARTED', `Server "${this.name}" stopped while "${tool}" was running${this.reason ? ` (${this.reason})` : ''}. The server is being restarted; the call's effect is unknown, so check before retrying.`, true);
+    }
+    if (error instanceof ProtocolError) return new ConnectionError('PROTOCOL_ERROR', `Server "${this.name}" answered "${tool}" with error ${error.code}: ${error.message}`, false);
+    // The server kept asking for input past the round limit: it answered, but never with a result.
+    if (isSdkError(error, SdkErrorCode.InputRequiredRoundsExceeded)) return new ConnectionError('PROTOCOL_ERROR', `Server "${this.name}" kept asking for input on "${tool}" and never returned a result: ${error.message}`, false);
     if (isAbortError(error)) return new ConnectionError('CANCELLED', `The call to "${tool}" on "${this.name}" was cancelled.`, false);
     if (generation !== this.generation || this.state !== 'ready') {
       return new ConnectionError('SERVER_RESTARTED', `Server "${this.name}" stopped while "${tool}" was running. The server is being restarted; the call's effect is unknown, so check before retrying.`, true);
@@ -739,9 +834,14 @@ export class ServerConnection implements Connection {
     this.transport = undefined;
     try {
       if (client) await client.close();
-      else if (transport) await transport.close();
     } catch {
-      // Closing a broken connection can fail; the process group is still signalled by the transport.
+      // Closing a broken connection can fail; the transport is closed below all the same.
+    }
+    try {
+      // Also after the client: while the SDK probes for the protocol revision, the client does not own the transport yet.
+      await transport?.close();
+    } catch {
+      // The process group is still signalled by the transport.
     }
   }
 
@@ -751,6 +851,17 @@ export class ServerConnection implements Connection {
     this.restartTimer = undefined;
     this.refreshTimer = undefined;
   }
+}
+
+/** A tool as the SDK's callTool takes it: without its output schema, so results are checked as loosely on 2026-07-28 as on 2025-11-25. */
+function sdkTool(tool: ServerTool): Tool {
+  const { outputSchema: _outputSchema, ...rest } = tool;
+  return rest as Tool; // the input schema was checked when the tools were listed
+}
+
+/** The server says the tool only reads, or that calling it again does no more: a second call is harmless. */
+function safeToRepeat(tool: ServerTool | undefined): boolean {
+  return tool?.annotations?.readOnlyHint === true || tool?.annotations?.idempotentHint === true;
 }
 
 function sseFetch(headers: Readonly<Record<string, string>>): typeof fetch {

@@ -1,11 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  LoggingMessageNotificationSchema,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  type LoggingMessageNotification,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Client, LoggingMessageNotification } from '@modelcontextprotocol/client';
 
 /**
  * What a server offers besides tools, as the gateway passes it on: the requests forwarded to it as they
@@ -45,10 +38,10 @@ export function installNoticeHandlers(client: Client, emit: (notice: ServerNotic
   const on = (notice: ServerNotice): void => {
     if (current()) emit(notice);
   };
-  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => on({ kind: 'resourceUpdated', uri: n.params.uri }));
-  client.setNotificationHandler(ResourceListChangedNotificationSchema, () => on({ kind: 'resourcesChanged' }));
-  client.setNotificationHandler(PromptListChangedNotificationSchema, () => on({ kind: 'promptsChanged' }));
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => on({ kind: 'log', params: { ...n.params, data: redactData(n.params.data, redact) } }));
+  client.setNotificationHandler('notifications/resources/updated', (n) => on({ kind: 'resourceUpdated', uri: n.params.uri }));
+  client.setNotificationHandler('notifications/resources/list_changed', () => on({ kind: 'resourcesChanged' }));
+  client.setNotificationHandler('notifications/prompts/list_changed', () => on({ kind: 'promptsChanged' }));
+  client.setNotificationHandler('notifications/message', (n) => on({ kind: 'log', params: { ...n.params, data: redactData(n.params.data, redact) } }));
 }
 
 /** A log message's data with secrets hidden: strings directly, anything else through its JSON. */

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 
 /**
  * An MCP stdio client transport that owns its whole process tree.
@@ -73,6 +73,14 @@ export class StdioProcessTransport implements Transport {
 
   get pid(): number | undefined {
     return this.child?.pid;
+  }
+
+  /**
+   * Always null: stderr is read here, line by line, for the server's log. The SDK's client knows a stdio
+   * transport by `stderr` and `pid`, and only then takes silence during its protocol probe for a 2025 server.
+   */
+  get stderr(): null {
+    return null;
   }
 
   start(): Promise<void> {

@@ -1,5 +1,5 @@
-import { McpError, ErrorCode, PromptSchema, ResourceSchema, ResourceTemplateSchema, type Prompt, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
-import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import { PromptSchema, ResourceSchema, ResourceTemplateSchema } from '@modelcontextprotocol/core';
+import { ProtocolErrorCode, UriTemplate, type Prompt, type Resource, type ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/server';
 import { ConnectionError, describeError } from '../connection/connectionErrors';
 import type { Connection } from '../connection/serverConnection';
 import type { ForwardedMethod } from '../connection/serverNotices';
@@ -40,23 +40,38 @@ const LISTS = {
   prompts: { method: 'prompts/list', capability: 'prompts', schema: PromptSchema },
 } as const satisfies Record<ListKind, { method: ForwardedMethod; capability: 'resources' | 'prompts'; schema: unknown }>;
 
-/** The spec's code for an unknown resource; SDK 1.x has no name for it. */
-export const RESOURCE_NOT_FOUND = -32002;
+/**
+ * The 2025 spec's code for an unknown resource. SDK 2.x sends it as -32602 (Invalid Params, with the URI in
+ * `data`) on every revision, as the 2026-07-28 spec asks; clients accept both.
+ */
+export const RESOURCE_NOT_FOUND = ProtocolErrorCode.ResourceNotFound;
 /** Server pages one gateway page may skip when they are empty, so a server handing out empty pages cannot hold an answer. */
 export const MAX_EMPTY_PAGES = 20;
 /** Pages read when a whole list is needed to route (templates, an unlisted URI); as for tools, no real server has more. */
 export const MAX_ROUTING_PAGES = 100;
 
-/** An error for the gateway's client: code and message as they should reach it (the SDK adds no prefix). */
-export function gatewayError(code: number, message: string): Error {
-  return Object.assign(new Error(message), { code });
+/**
+ * An error for the gateway's client: code and message as they should reach it (the SDK adds no prefix), and
+ * `data` when the spec puts something there (the URI of a resource not found).
+ */
+export function gatewayError(code: number, message: string, data?: Record<string, unknown>): Error {
+  return Object.assign(new Error(message), { code }, data ? { data } : {});
 }
 
-/** A server's failure as the client should see it: the server's own error code kept, and the server named. */
+/** JSON-RPC's code for a request that timed out, as MCP uses it; SDK 2.x reports its own timeouts as SdkError instead. */
+const REQUEST_TIMEOUT = -32001;
+
+/**
+ * A server's failure as the client should see it: the server's own error code kept, and the server named.
+ * A server's error is recognised by its numeric code, not its class: the client and server packages each
+ * carry their own copy of ProtocolError.
+ */
 export function forwardedError(server: string, error: unknown): Error {
-  if (error instanceof McpError) return gatewayError(error.code, `Server "${server}": ${error.message}`);
-  if (error instanceof ConnectionError) return gatewayError(error.type === 'TIMEOUT' ? ErrorCode.RequestTimeout : ErrorCode.InternalError, error.message);
-  return gatewayError(ErrorCode.InternalError, `Server "${server}" failed: ${describeError(error)}`);
+  if (error instanceof ConnectionError) return gatewayError(error.type === 'TIMEOUT' ? REQUEST_TIMEOUT : ProtocolErrorCode.InternalError, error.message);
+  if (isRecord(error) && Number.isSafeInteger(error['code']) && typeof error['message'] === 'string') {
+    return gatewayError(error['code'] as number, `Server "${server}": ${error['message']}`, isRecord(error['data']) ? error['data'] : undefined);
+  }
+  return gatewayError(ProtocolErrorCode.InternalError, `Server "${server}" failed: ${describeError(error)}`);
 }
 
 export interface Page<T> {
@@ -119,7 +134,7 @@ export class FeatureDirectory {
       const found = byName(this.resourceOwners.get(uri));
       if (found) return found;
     }
-    throw gatewayError(RESOURCE_NOT_FOUND, `No server behind the router offers the resource "${uri}": list the resources and templates (resources/list, resources/templates/list) to see what is offered.`);
+    throw gatewayError(RESOURCE_NOT_FOUND, `No server behind the router offers the resource "${uri}": list the resources and templates (resources/list, resources/templates/list) to see what is offered.`, { uri });
   }
 
   /** The server whose template is exactly `uriTemplate` (a completion's ref), else the owner of it as a URI. */
@@ -144,7 +159,7 @@ export class FeatureDirectory {
       const found = known();
       if (found) return found;
     }
-    throw gatewayError(ErrorCode.InvalidParams, `There is no prompt named "${exposed}": list the prompts (prompts/list) to see their names.`);
+    throw gatewayError(ProtocolErrorCode.InvalidParams, `There is no prompt named "${exposed}": list the prompts (prompts/list) to see their names.`);
   }
 
   private async templateOwner(test: (t: ResourceTemplate) => boolean, signal?: AbortSignal): Promise<Connection | undefined> {
@@ -248,9 +263,9 @@ export class FeatureDirectory {
 
   private resume(kind: ListKind, cursor: string): ListPosition | undefined {
     const position = decodeCursor(cursor);
-    if (!position) throw gatewayError(ErrorCode.InvalidParams, `The cursor "${cursor.slice(0, 40)}" was not made by this gateway, or is damaged: list again without a cursor.`);
+    if (!position) throw gatewayError(ProtocolErrorCode.InvalidParams, `The cursor "${cursor.slice(0, 40)}" was not made by this gateway, or is damaged: list again without a cursor.`);
     const connection = this.servers.listConnections().find((c) => c.name === position.server);
-    if (!connection) throw gatewayError(ErrorCode.InvalidParams, `The cursor points at server "${position.server}", which is no longer configured: list again without a cursor.`);
+    if (!connection) throw gatewayError(ProtocolErrorCode.InvalidParams, `The cursor points at server "${position.server}", which is no longer configured: list again without a cursor.`);
     const offers = connection.currentState === 'ready' && connection.serverCapabilities?.[LISTS[kind].capability] !== undefined;
     // A server that stopped offering since the last page is passed over; the list goes on after it.
     return offers ? position : this.after(kind, position.server);

@@ -1,4 +1,5 @@
-import { ErrorCode, LoggingLevelSchema, type LoggingLevel, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
+import { LoggingLevelSchema } from '@modelcontextprotocol/core';
+import { ProtocolErrorCode, type LoggingLevel, type LoggingMessageNotification } from '@modelcontextprotocol/server';
 import type { Connection, ServerStatus } from '../connection/serverConnection';
 import type { ServerNotice } from '../connection/serverNotices';
 import type { ToolRouter } from '../router/toolRouter';
@@ -87,7 +88,7 @@ export class GatewayHub {
   async subscribe(session: GatewaySession, uri: string, signal?: AbortSignal): Promise<void> {
     const connection = await this.directory.resourceOwner(uri, signal);
     if (!connection.serverCapabilities?.resources?.subscribe) {
-      throw gatewayError(ErrorCode.MethodNotFound, `Server "${connection.name}" does not offer subscriptions to its resources, so changes to "${uri}" cannot be announced; read it again to see changes.`);
+      throw gatewayError(ProtocolErrorCode.MethodNotFound, `Server "${connection.name}" does not offer subscriptions to its resources, so changes to "${uri}" cannot be announced; read it again to see changes.`);
     }
     const key = `${connection.name}\u0000${uri}`;
     if (!this.subscriptions.has(key)) {

@@ -1,8 +1,10 @@
-import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { sessionIdFor, type ReplicaPlace } from './replicaSessions';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { isIP, isIPv4, isIPv6, type AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, isInitializeRequest, isLegacyRequest, type McpHttpHandler, type McpRequestContext, type Server } from '@modelcontextprotocol/server';
+import type { ListName } from './gatewayCore';
 import type { RouterGateway } from './routerGateway';
 
 /**
@@ -18,6 +20,12 @@ import type { RouterGateway } from './routerGateway';
  * secret (401), the request rate limit (429), the session (404 for an unknown one), and the byte budget of
  * its client (413 or 429, decided before the body is read). None of these answers says anything about the
  * routed servers.
+ *
+ * Then the request is routed by the revision it speaks. A 2025 one (no `_meta` envelope: initialize, a
+ * session's requests, GET and DELETE) takes the sessionful path: one RouterGateway per session, with the
+ * session caps and idle timeout. A 2026-07-28 one goes to the SDK's stateless handler (`createMcpHandler`,
+ * fed the body already read), which builds a Server for that request alone (modernGateway.ts) and serves
+ * `subscriptions/listen` for list changes. Without a `modern` gateway, every request takes the 2025 path.
  *
  * A client is its address (the socket's, or with `trustProxy` the one the reverse proxy forwarded), an IPv6
  * one by its /64: the failure limit, the byte budget and the per-client session cap are kept per client.
@@ -67,9 +75,19 @@ const DRAIN_LIMIT_BYTES = 64 * 1024;
 /** Clients whose limits are remembered (about 100 bytes each); past this the least recently seen are forgotten. */
 const MAX_TRACKED_CLIENTS = 10_000;
 
+/** What the HTTP gateway needs to answer 2026-07-28 requests; ModernGateway fits. */
+export interface ModernServing {
+  /** The Server that answers one request. */
+  createServer(ctx: McpRequestContext): Server;
+  /** Calls `listener` when a list that subscriptions/listen streams watch changed; returns the unsubscribe. */
+  onDidChangeList(listener: (list: ListName) => void): () => void;
+}
+
 export interface HttpGatewayOptions {
-  /** Builds the gateway for one new session; it is connected to that session's transport. */
+  /** Builds the gateway for one new 2025 session; it is connected to that session's transport. */
   readonly createGateway: (sessionId: string) => RouterGateway;
+  /** Serves 2026-07-28 requests; without it they are answered as 2025 requests without a session. */
+  readonly modern?: ModernServing;
   readonly host?: string;
   /** 0 (default): a free port chosen by the system. */
   readonly port?: number;
@@ -90,6 +108,8 @@ export interface HttpGatewayOptions {
    * header is whatever the client wrote, and trusting it would let a client dodge every per-client limit.
    */
   readonly trustProxy?: boolean;
+  /** This gateway's place among replicas behind a proxy that hashes Mcp-Session-Id (replicaSessions.ts). */
+  readonly replica?: ReplicaPlace;
   readonly log?: (message: string) => void;
   /** Current time in ms (tests drive the rate limiter's clock). */
   readonly now?: () => number;
@@ -198,7 +218,7 @@ class TokenBuckets {
 }
 
 interface Session {
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: NodeStreamableHTTPServerTransport;
   readonly gateway: RouterGateway;
   readonly client: string;
   lastUsed: number;
@@ -218,6 +238,8 @@ export class HttpGateway {
   private readonly host: string;
   private sweeper: NodeJS.Timeout | undefined;
   private boundPort = 0;
+  /** The 2026-07-28 handler, its Node face, and the unsubscribe from list changes; undefined without `modern`. */
+  private modern: { readonly handler: McpHttpHandler; readonly node: NodeMcpRequestHandler; readonly off: () => void } | undefined;
 
   constructor(private readonly options: HttpGatewayOptions) {
     this.host = options.host ?? DEFAULT_HOST;
@@ -232,6 +254,14 @@ export class HttpGateway {
     this.requests = new TokenBuckets(options.rateBurst ?? DEFAULT_RATE_BURST, options.ratePerSecond ?? DEFAULT_RATE_PER_SECOND, this.now);
     this.failures = new TokenBuckets(FAILURE_BURST, FAILURES_PER_SECOND, this.now);
     this.bytes = new TokenBuckets(BYTE_BURST, BYTES_PER_SECOND, this.now);
+    const modern = options.modern;
+    if (modern) {
+      const onerror = (error: Error): void => this.log(`2026-07-28 request failed: ${error.message}`);
+      // 'reject': 2025 requests never reach it; they are routed to the sessionful path first.
+      const handler = createMcpHandler((ctx) => modern.createServer(ctx), { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES, onerror });
+      const off = modern.onDidChangeList((list) => (list === 'resources' ? handler.notify.resourcesChanged() : handler.notify.promptsChanged()));
+      this.modern = { handler, node: toNodeHandler(handler, { onerror, maxRequestBodySize: MAX_BODY_BYTES }), off };
+    }
   }
 
   /** Starts listening; resolves with the URL clients connect to. */
@@ -274,6 +304,11 @@ export class HttpGateway {
     const sessions = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(sessions.map((s) => s.gateway.close().catch(() => undefined)));
+    if (this.modern) {
+      this.modern.off();
+      await this.modern.handler.close().catch(() => undefined);
+      this.modern = undefined;
+    }
     const server = this.server;
     this.server = undefined;
     if (!server) return;
@@ -321,10 +356,14 @@ export class HttpGateway {
       await live.transport.handleRequest(req, res, body);
       return;
     }
+    if (req.method === 'POST' && this.modern && !(await isLegacyRequest(await toWebRequest(req, body), body, { maxRequestBodySize: MAX_BODY_BYTES }))) {
+      await this.modern.node(req, res, body);
+      return;
+    }
     if (req.method !== 'POST' || !isInitialize(body)) return reply(res, 400, 'No MCP session: the first request must be an initialize POST.');
-    const id = randomUUID();
+    const id = sessionIdFor(this.options.replica);
     const gateway = this.options.createGateway(id);
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () => {
         this.sessions.set(id, { transport, gateway, client, lastUsed: this.now() });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { ErrorCode, type LoggingLevel, type Prompt, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode, type LoggingLevel, type Prompt, type Resource, type ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/server';
 import { parseMcpConfig } from '../../../src/core/config/mcpConfigParser';
 import type { ServerDefinition } from '../../../src/core/config/serverConfig';
 import type { Connection, ServerState, ServerStatus, ServerTool } from '../../../src/core/connection/serverConnection';
@@ -164,8 +164,8 @@ describe('the gateway\'s lists across servers (FeatureDirectory)', () => {
   it('refuses a cursor it did not make, or one naming a server no longer configured', async () => {
     const { router } = await routerOver({ only: { resources: [[resource('o://1')]] } });
     const directory = new FeatureDirectory(router, () => undefined);
-    await assert.rejects(directory.listPage('resources', '1'), rejectsWith(ErrorCode.InvalidParams, /not made by this gateway.*without a cursor/));
-    await assert.rejects(directory.listPage('resources', encodeCursor({ server: 'gone' })), rejectsWith(ErrorCode.InvalidParams, /server "gone", which is no longer configured/));
+    await assert.rejects(directory.listPage('resources', '1'), rejectsWith(ProtocolErrorCode.InvalidParams, /not made by this gateway.*without a cursor/));
+    await assert.rejects(directory.listPage('resources', encodeCursor({ server: 'gone' })), rejectsWith(ProtocolErrorCode.InvalidParams, /server "gone", which is no longer configured/));
     await router.dispose();
   });
 
@@ -208,7 +208,7 @@ describe('the gateway\'s lists across servers (FeatureDirectory)', () => {
     const mapped = await directory.prompt('notes_daily_summary');
     assert.deepEqual([mapped.connection.name, mapped.name], ['notes', 'daily summary']);
     assert.equal((await directory.prompt('my_docs_review')).name, 'review');
-    await assert.rejects(directory.prompt('notes_nothing'), rejectsWith(ErrorCode.InvalidParams, /There is no prompt named "notes_nothing"/));
+    await assert.rejects(directory.prompt('notes_nothing'), rejectsWith(ProtocolErrorCode.InvalidParams, /There is no prompt named "notes_nothing"/));
     assert.ok(servers.get('notes')!.requests.every((r) => r.method === 'prompts/list'));
     await router.dispose();
   });
@@ -266,7 +266,7 @@ describe('what the gateway\'s sessions share (GatewayHub)', () => {
   it('refuses a subscription the owning server cannot keep, naming it', async () => {
     const { router } = await routerOver({ plain: { resources: [[resource('p://a')]] } });
     const hub = new GatewayHub(router);
-    await assert.rejects(hub.subscribe(session(), 'p://a'), rejectsWith(ErrorCode.MethodNotFound, /Server "plain" does not offer subscriptions/));
+    await assert.rejects(hub.subscribe(session(), 'p://a'), rejectsWith(ProtocolErrorCode.MethodNotFound, /Server "plain" does not offer subscriptions/));
     hub.dispose();
     await router.dispose();
   });

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
+import { GatewayCore } from '../../../src/core/gateway/gatewayCore';
 import { HttpGateway, isLoopbackHost, newGatewaySecret } from '../../../src/core/gateway/httpGateway';
+import { ModernGateway } from '../../../src/core/gateway/modernGateway';
 import { RouterGateway } from '../../../src/core/gateway/routerGateway';
 import { LexicalRanker } from '../../../src/core/selection/lexicalRanker';
 import { rankableFor } from '../../../src/core/selection/toolIndex';
@@ -107,5 +110,30 @@ describe('HttpGateway', function () {
     (gateway as unknown as { closeIdle(ms: number): void }).closeIdle(1000);
     assert.equal(gateway!.sessionCount, 0);
     await client.close().catch(() => undefined);
+  });
+
+  it('answers 2026-07-28 requests without a session, after the same guards, and 2025 ones in a session', async () => {
+    const selector = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS }, { createLexical: (tools) => new LexicalRanker(tools.map(rankableFor)) });
+    const core = new GatewayCore(router, { selector });
+    const url = await start({ createGateway: () => new RouterGateway(core), modern: new ModernGateway(core) });
+    const connect = async (token: string): Promise<ModernClient> => {
+      const client = new ModernClient({ name: 'modern', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+      await client.connect(new ModernTransport(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+      return client;
+    };
+    await assert.rejects(connect('not-the-token-at-all-xxxx'), /401|bearer token/i);
+    const client = await connect(TOKEN);
+    try {
+      assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+      assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['toolRouter_searchTools', 'toolRouter_callTool']);
+      assert.equal(gateway!.sessionCount, 0, 'a 2026-07-28 client holds no session');
+      const legacy = new Client({ name: 'legacy', version: '1' });
+      await legacy.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
+      assert.equal(gateway!.sessionCount, 1);
+      await legacy.close();
+    } finally {
+      await client.close();
+      core.dispose();
+    }
   });
 });

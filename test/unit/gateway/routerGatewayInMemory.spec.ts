@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ElicitRequestSchema, LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport, type CallToolResult } from '@modelcontextprotocol/server';
 import { parseMcpConfig } from '../../../src/core/config/mcpConfigParser';
 import type { ServerDefinition } from '../../../src/core/config/serverConfig';
 import type { Connection, ServerStatus, ServerTool } from '../../../src/core/connection/serverConnection';
@@ -14,9 +13,9 @@ import { callPolicy, type DestructivePolicy } from '../../../src/core/policy/cal
 import { ToolRouter } from '../../../src/core/router/toolRouter';
 
 /**
- * The gateway as a client sees it, over the SDK's in-memory transport (no process, no socket), in front of
- * a FAKE connection: a server that lists three tools and answers calls from a table, through the
- * connection seam. The real transports and servers are in the integration tests.
+ * The gateway as a 2.x client sees it, over the SDK's in-memory transport (no process, no socket; always the
+ * 2025 revision), in front of a FAKE connection: a server that lists three tools and answers calls from a
+ * table, through the connection seam. The real transports and servers are in the integration tests.
  */
 
 const TOOLS: ServerTool[] = [
@@ -85,9 +84,10 @@ async function setUp(policy: DestructivePolicy, answer?: 'accept' | 'decline' | 
   const gateway = new RouterGateway(router, { selector }, { dynamicSubset: true, ...(extra.confirmTimeoutMs ? { confirmTimeoutMs: extra.confirmTimeoutMs } : {}) });
   const client = new Client({ name: 'in-memory', version: '1' }, { capabilities: answer ? { elicitation: { form: {} } } : {} });
   // FAKE user: answers the destructive-call question as scripted.
-  if (answer) client.setRequestHandler(ElicitRequestSchema, () => (answer === 'never-answers' ? new Promise<never>(() => undefined) : { action: answer }));
+  if (answer) client.setRequestHandler('elicitation/create', () => (answer === 'never-answers' ? new Promise<never>(() => undefined) : { action: answer }));
   const logs: string[] = [];
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(String(n.params.data)));
+  client.setNotificationHandler('notifications/message', (n) => void logs.push(String(n.params.data)));
+  // Both halves from one package: the in-memory pair is linked through that package's own class.
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await gateway.connect(serverSide);
   await client.connect(clientSide);

@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { Client as LegacyClient, StreamableHTTPClientTransport as LegacyHttpTransport, type CallToolResult } from '@modelcontextprotocol/client';
+import { EVERYTHING, REPO_ROOT, freePort, tempDir, waitFor } from './serverHarness';
+import { replicaOfSession } from '../../src/core/gateway/replicaSessions';
+
+/**
+ * A team's router as several `serve --http` replicas behind nginx (from Debian), configured as the README
+ * shows: a 2025-11-25 client's requests stay on the replica that holds its session (nginx hashes the
+ * Mcp-Session-Id header, and each replica makes session ids that hash to itself), and when one replica
+ * dies only its own in-flight calls are lost, each with a clear error.
+ */
+
+const CLI = path.join(REPO_ROOT, 'dist/cli.js');
+const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
+const REPLICAS = 2;
+
+/** A whole nginx.conf around the README's example (examples/nginx-replicas.conf), with this run's ports. */
+function nginxConfig(listen: number, ports: readonly number[], prefix: string): string {
+  const example = readFileSync(path.join(REPO_ROOT, 'examples/nginx-replicas.conf'), 'utf8')
+    .replace('listen 127.0.0.1:8930;', `listen 127.0.0.1:${listen};`)
+    .replace('server 127.0.0.1:8931;', `server 127.0.0.1:${ports[0]};`)
+    .replace('server 127.0.0.1:8932;', `server 127.0.0.1:${ports[1]};`);
+  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `${t}_temp_path ${prefix}/${t};`).join(' ');
+  return `worker_processes 1;\npid ${prefix}/nginx.pid;\nerror_log ${prefix}/error.log;\nevents { worker_connections 256; }\nhttp {\naccess_log off;\n${temp}\n${example}\n}\n`;
+}
+
+interface Replica {
+  readonly child: ChildProcess;
+  readonly port: number;
+  stderr: string;
+}
+
+async function startReplica(dir: string, index: number): Promise<Replica> {
+  const port = await freePort();
+  const config = path.join(dir, 'mcp.json');
+  const child = spawn(process.execPath, [CLI, 'serve', '--config', config, '--http', '--no-auth', '--port', String(port), '--replica', `${index}/${REPLICAS}`, '--trust-proxy', '--embeddings', 'none', '--cache-dir', path.join(dir, `cache-${index}`)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const replica: Replica = { child, port, stderr: '' };
+  child.stderr!.on('data', (d: Buffer) => (replica.stderr += d.toString()));
+  await waitFor(() => /serving 1 server\(s\) at/.test(replica.stderr) || child.exitCode !== null, `replica ${index} to listen`, 30_000);
+  assert.match(replica.stderr, /serving 1 server\(s\) at/);
+  return replica;
+}
+
+function text(result: unknown): string {
+  return (result as CallToolResult).content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+}
+
+describe('serve --http replicas behind nginx', function () {
+  this.timeout(180_000);
+  let dir: string;
+  let replicas: Replica[] = [];
+  let proxyUrl: URL;
+  let nginxConf: string;
+
+  before(async function () {
+    if (!NGINX) throw new Error('nginx is missing: scripts/vscode-host/provision.sh installs Debian\'s nginx-light.');
+    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first.`);
+    dir = tempDir('replicas');
+    writeFileSync(path.join(dir, 'mcp.json'), JSON.stringify({ servers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }));
+    for (let i = 0; i < REPLICAS; i++) replicas.push(await startReplica(dir, i));
+    const port = await freePort();
+    const prefix = path.join(dir, 'nginx');
+    mkdirSync(prefix);
+    nginxConf = path.join(prefix, 'nginx.conf');
+    writeFileSync(nginxConf, nginxConfig(port, replicas.map((r) => r.port), prefix));
+    const started = spawnSync(NGINX, ['-c', nginxConf, '-p', prefix], { encoding: 'utf8' });
+    assert.equal(started.status, 0, started.stderr);
+    proxyUrl = new URL(`http://127.0.0.1:${port}/mcp`);
+  });
+
+  after(() => {
+    if (NGINX && nginxConf) spawnSync(NGINX, ['-c', nginxConf, '-p', path.dirname(nginxConf), '-s', 'stop']);
+    for (const r of replicas) r.child.kill('SIGTERM');
+    replicas = [];
+  });
+
+  async function legacyClient(): Promise<{ client: LegacyClient; replica: number }> {
+    const client = new LegacyClient({ name: 'replica-test-2025', version: '1.0.0' });
+    const transport = new LegacyHttpTransport(proxyUrl);
+    await client.connect(transport);
+    return { client, replica: replicaOfSession(transport.sessionId!, REPLICAS) };
+  }
+
+  it('keeps each 2025-11-25 session on its replica, and spreads sessions over both', async () => {
+    const clients = await Promise.all(Array.from({ length: 8 }, () => legacyClient()));
+    try {
+      for (const [i, { client }] of clients.entries()) {
+        // Several requests per session: any that reached the other replica would get 404 (unknown session).
+        for (let k = 0; k < 3; k++) {
+          const called = await client.callTool({ name: 'toolRouter_callTool', arguments: { name: 'everything_echo', arguments: { message: `client ${i} call ${k}` } } });
+          assert.match(text(called), new RegExp(`Echo: client ${i} call ${k}`));
+        }
+      }
+      const perReplica = replicas.map((_, r) => clients.filter((c) => c.replica === r).length);
+      assert.ok(perReplica.every((n) => n > 0), `sessions per replica: ${perReplica.join(', ')}`);
+    } finally {
+      await Promise.all(clients.map((c) => c.client.close()));
+    }
+  });
+
+  /** A 2026-07-28 client: no session, each request may go to any replica. */
+  async function modernClient(): Promise<LegacyClient> {
+    const client = new LegacyClient({ name: 'replica-test-2026', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new LegacyHttpTransport(proxyUrl));
+    return client;
+  }
+
+  it('serves 2026-07-28 clients on any replica', async () => {
+    const clients = await Promise.all(Array.from({ length: 4 }, () => modernClient()));
+    try {
+      for (const [i, client] of clients.entries()) {
+        assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+        for (let k = 0; k < 3; k++) {
+          const called = await client.callTool({ name: 'toolRouter_callTool', arguments: { name: 'everything_echo', arguments: { message: `modern ${i} call ${k}` } } });
+          assert.match(text(called), new RegExp(`Echo: modern ${i} call ${k}`));
+        }
+      }
+    } finally {
+      await Promise.all(clients.map((c) => c.close()));
+    }
+  });
+
+  it('loses only the killed replica\'s in-flight calls, 2026 ones with the proxy\'s clear error; the other replica goes on', async () => {
+    let clients = await Promise.all(Array.from({ length: 8 }, () => legacyClient()));
+    // Both replicas must hold a session for the test to say anything.
+    while (new Set(clients.map((c) => c.replica)).size < REPLICAS) clients = [...clients, await legacyClient()];
+    const modern = await Promise.all(Array.from({ length: 6 }, () => modernClient()));
+    const victim = 0;
+    const long = { name: 'toolRouter_callTool', arguments: { name: 'everything_trigger-long-running-operation', arguments: { duration: 4, steps: 4 } } };
+    const outcome = (p: Promise<unknown>) => p.then((r) => ({ ok: !(r as CallToolResult).isError, message: text(r) })).catch((error: unknown) => ({ ok: false, message: error instanceof Error ? error.message : String(error) }));
+    try {
+      const calls = clients.map(({ client, replica }) => outcome(client.callTool(long, { timeout: 20_000 })).then((r) => ({ replica, ...r })));
+      const modernCalls = modern.map((client) => outcome(client.callTool(long, { timeout: 20_000 })));
+      await new Promise((r) => setTimeout(r, 1_500));
+      replicas[victim]!.child.kill('SIGKILL');
+      const results = await Promise.all(calls);
+      const modernResults = await Promise.all(modernCalls);
+      for (const r of results) {
+        // A 2025 call streams its answer (SSE), so the proxy cannot replace a cut stream with an error:
+        // the client's own timeout ends it. Calls on the other replica all finish.
+        if (r.replica === victim) assert.equal(r.ok, false, `a call on the killed replica cannot have finished: ${r.message}`);
+        else assert.equal(r.ok, true, r.message);
+      }
+      // A 2026 call is answered at once (JSON), so the proxy's error reaches the client in its place.
+      for (const r of modernResults) if (!r.ok) assert.match(r.message, /replica serving this request stopped; calls in flight on it are lost/, r.message);
+      assert.ok(modernResults.some((r) => r.ok), 'the live replica answered its share of 2026 calls');
+    } finally {
+      await Promise.all([...clients.map((c) => c.client.close().catch(() => undefined)), ...modern.map((c) => c.close().catch(() => undefined))]);
+    }
+    // A new session after the loss starts on the live replica.
+    const fresh = await legacyClient();
+    try {
+      assert.equal(fresh.replica, 1);
+      assert.match(text(await fresh.client.callTool({ name: 'toolRouter_callTool', arguments: { name: 'everything_echo', arguments: { message: 'after' } } })), /Echo: after/);
+    } finally {
+      await fresh.client.close();
+    }
+  });
+});
