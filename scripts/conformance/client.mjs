@@ -23,7 +23,8 @@ const CALLS = {
   tools_call: [['add_numbers', { a: 5, b: 3 }]],
   'elicitation-sep1034-client-defaults': [['test_client_elicitation_defaults', {}]],
   'sse-retry': [['test_reconnection', {}]],
-  'http-invalid-tool-headers': [['valid_tool', {}]],
+  // valid_tool requires its x-mcp-header argument `region`; the router refuses a call without it, as it should.
+  'http-invalid-tool-headers': [['valid_tool', { region: 'us-east1' }]],
   'sep-2322-client-request-state': ['test_mrtr_echo_state', 'test_mrtr_unrelated', 'test_mrtr_no_state', 'test_mrtr_no_result_type'].map((t) => [t, {}]),
   // The scenario names the calls it wants, with their arguments.
   'http-custom-headers': (context.toolCalls ?? []).map((c) => [c.name, c.arguments ?? {}]),

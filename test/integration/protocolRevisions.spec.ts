@@ -80,6 +80,8 @@ describe('MCP revisions: the router as a client speaks 2026-07-28 and 2025-11-25
       assert.equal(r.code, 0, r.stderr);
       const names = (JSON.parse(r.stdout) as Array<{ name: string }>).map((t) => t.name);
       for (const name of ['modern_forecast', 'modern_ask_colour', 'old_echo']) assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
+      // A tool with an invalid x-mcp-header is left out (SEP-2243); the server's other tools stay.
+      assert.ok(!names.includes('modern_bad_header'), names.join(', '));
     });
 
     it('calls the 2026-07-28 server, sending an x-mcp-header argument as its Mcp-Param header', () => {
@@ -94,6 +96,21 @@ describe('MCP revisions: the router as a client speaks 2026-07-28 and 2025-11-25
       assert.equal(envelopeText(r.stdout), 'colour: blue');
     });
 
+    it('takes a 2026-07-28 result without resultType as complete, and runs the tool once', () => {
+      const r = run(['call', 'modern_no_result_type', '--config', config]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(envelopeText(r.stdout), 'no resultType, call 1');
+    });
+
+    it('reports a result that is not a tool result as INVALID_RESULT, not to be retried', () => {
+      const r = run(['call', 'modern_broken_result', '--config', config]);
+      assert.notEqual(r.code, 0);
+      const envelope = JSON.parse(r.stdout) as { ok: boolean; error?: { type: string; retryable: boolean; message: string } };
+      assert.equal(envelope.ok, false);
+      assert.deepEqual({ type: envelope.error?.type, retryable: envelope.error?.retryable }, { type: 'INVALID_RESULT', retryable: false }, envelope.error?.message);
+      assert.match(envelope.error?.message ?? '', /"broken_result"/);
+    });
+
     it('calls the old server', () => {
       const r = run(['call', 'old_echo', '--args', '{"message":"still here"}', '--config', config]);
       assert.equal(r.code, 0, r.stderr);
@@ -102,7 +119,7 @@ describe('MCP revisions: the router as a client speaks 2026-07-28 and 2025-11-25
 
     it('shows which revision each server speaks', () => {
       const byName = new Map(statuses(config).map((s) => [s.name, s]));
-      assert.deepEqual({ ...byName.get('modern'), reason: undefined }, { name: 'modern', state: 'ready', transport: 'streamable-http', protocol: '2026-07-28', reason: undefined, restarts: 0, toolCount: 3 });
+      assert.deepEqual({ ...byName.get('modern'), reason: undefined }, { name: 'modern', state: 'ready', transport: 'streamable-http', protocol: '2026-07-28', reason: undefined, restarts: 0, toolCount: 5 });
       assert.equal(byName.get('old')?.protocol, '2025-11-25');
       const text = run(['servers', '--config', config, '--wait', '20000']);
       assert.match(text.stdout, /^modern: ready \(streamable-http, 2026-07-28\)/m);

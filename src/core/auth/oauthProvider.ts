@@ -202,6 +202,23 @@ export class RouterOAuthProvider implements OAuthClientProvider {
     return this.stored.verifier;
   }
 
+  /**
+   * The fetch the server's transport uses, watching for the server refusing a token it was sent (401 to a
+   * bearer request). Its authorization server may have changed then (SEP-2352), so the discovery kept from
+   * the last sign-in is dropped before the SDK's `auth()` runs, which reads the protected resource metadata
+   * again; a registration and tokens stamped with another issuer are then not reused but made again. The SDK
+   * leaves this to the host; discovery costs two requests, and only after a refusal.
+   */
+  watchRefusals(base: typeof fetch = fetch): typeof fetch {
+    return async (input, init) => {
+      const response = await base(input, init);
+      if (response.status === 401 && /^Bearer\s/i.test(new Headers(init?.headers).get('authorization') ?? '') && this.stored.discovery) {
+        await this.invalidateCredentials('discovery');
+      }
+      return response;
+    };
+  }
+
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
     // The SDK names one scope at a time ('client', then 'tokens'); the registered redirect port outlives every scope.
     const forget: ReadonlyArray<keyof StoredAuth> = scope === 'all' ? ['client', 'tokens', 'verifier', 'discovery'] : [scope];

@@ -23,6 +23,9 @@ export function forwardError(error: unknown, at: { readonly server: string; read
   if (isSdkError(error, SdkErrorCode.ConnectionClosed) || at.stale) {
     return new ConnectionError('SERVER_RESTARTED', `Server "${server}" stopped while answering ${method}; try again once it is back.`, true);
   }
+  if (isSdkError(error, SdkErrorCode.InvalidResult) || isSdkError(error, SdkErrorCode.UnsupportedResultType)) {
+    return new ConnectionError('INVALID_RESULT', redactSecrets(`Server "${server}" answered ${method} with an invalid result: ${describeError(error)}`, at.secrets), false);
+  }
   return new ConnectionError('SERVER_UNAVAILABLE', redactSecrets(`Asking server "${server}" for ${method} failed: ${describeError(error)}`, at.secrets), true);
 }
 

@@ -20,6 +20,7 @@ import * as z from 'zod/v4';
 import { redactUrl } from '../config/mcpConfigParser';
 import { redactSecrets, type ServerDefinition } from '../config/serverConfig';
 import { ConnectionError, describeError, describeState, forwardError, isAbortError, isPermanentStartError, isSdkError, revisionRefusal, shouldFallBackToSse } from './connectionErrors';
+import { assumeCompleteResults } from './completeByDefault';
 import { ServerLog } from './serverLog';
 import { mayHaveExitedOnProbe, MODERN_PROTOCOL_VERSION, versionNegotiation } from './protocolRevision';
 import { installNoticeHandlers, type ForwardOptions, type ForwardedMethod, type ServerNotice } from './serverNotices';
@@ -467,7 +468,7 @@ export class ServerConnection implements Connection {
       } else {
         const url = new URL(launch.url);
         const requestInit: RequestInit = { headers: { ...launch.headers } };
-        const authProvider = this.auth ? { authProvider: this.auth } : {};
+        const authProvider = this.auth ? { authProvider: this.auth, fetch: this.auth.watchRefusals() } : {};
         const sse = (): SSEClientTransport => new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: sseFetch(launch.headers) }, ...authProvider });
         // SSE is a 2025 transport: a server pinned to 2026-07-28 is never looked for there.
         const sseAllowed = options.protocol !== MODERN_PROTOCOL_VERSION;
@@ -604,6 +605,7 @@ export class ServerConnection implements Connection {
     };
     // Servers that do not declare listChanged may still send it; the SDK's handler (set on connect for those that do) does the same.
     client.setNotificationHandler('notifications/tools/list_changed', () => this.toolsListChanged(generation));
+    assumeCompleteResults(transport);
     try {
       await client.connect(transport, { timeout: timeoutMs, ...(prior ? { prior } : {}) });
       this.protocolVersion = client.getNegotiatedProtocolVersion();
@@ -783,6 +785,10 @@ export class ServerConnection implements Connection {
       return new ConnectionError('SERVER_RESTARTED', `Server "${this.name}" stopped while "${tool}" was running${this.reason ? ` (${this.reason})` : ''}. The server is being restarted; the call's effect is unknown, so check before retrying.`, true);
     }
     if (error instanceof ProtocolError) return new ConnectionError('PROTOCOL_ERROR', `Server "${this.name}" answered "${tool}" with error ${error.code}: ${error.message}`, false);
+    // The server answered, with something that is not a tool result: asking again gets the same answer.
+    if (isSdkError(error, SdkErrorCode.InvalidResult) || isSdkError(error, SdkErrorCode.UnsupportedResultType)) {
+      return new ConnectionError('INVALID_RESULT', `Server "${this.name}" returned an invalid result for "${tool}": ${error.message}`, false);
+    }
     // The server kept asking for input past the round limit: it answered, but never with a result.
     if (isSdkError(error, SdkErrorCode.InputRequiredRoundsExceeded)) return new ConnectionError('PROTOCOL_ERROR', `Server "${this.name}" kept asking for input on "${tool}" and never returned a result: ${error.message}`, false);
     if (isAbortError(error)) return new ConnectionError('CANCELLED', `The call to "${tool}" on "${this.name}" was cancelled.`, false);
