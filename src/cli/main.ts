@@ -6,22 +6,19 @@ import { loadMcpConfigFile, type InputDefinition } from '../core/config/mcpConfi
 import { formatConfigIssue, type ConfigIssue, type ServerDefinition } from '../core/config/serverConfig';
 import { describeState } from '../core/connection/serverConnection';
 import { loadToolsFile } from '../core/evaluation/retrievalData';
-import { DEFAULT_EMBEDDING_SETTINGS, type EmbeddingSettings } from '../core/selection/selectionEngine';
 import { ToolRouter } from '../core/router/toolRouter';
-import { catalogueFromFile, defaultCacheDir, parseProvider, runEval, runSelect, type SelectCliOptions } from './selectCommands';
-import { cliClientFeatures, defaultElicitationMode, parseElicitationMode, type ElicitationMode } from './clientFeatures';
+import { catalogueFromFile, defaultCacheDir, runEval, runSelect, type SelectCliOptions } from './selectCommands';
+import { cliClientFeatures, defaultElicitationMode } from './clientFeatures';
 import type { ClientFeatures } from '../core/connection/clientFeatures';
 import { setOnnxRuntimeFolder } from '../core/embedding/ortRuntime';
 import { runReplay, type ReplayCliOptions } from './replayCommand';
 import { runServe, type HttpServeOptions } from './serveCommand';
+import { httpServeOptions, parseCliArgs, UsageError, USAGE, type CliOptions } from './cliArgs';
 import { heldBackMessage, ToolPins } from '../core/security/toolPins';
 import { FileToolPinStore, TOOL_PINS_FILE_NAME } from '../core/security/toolPinStore';
-import { readGatewayToken } from '../core/gateway/tokenFile';
-import { parseReplicaPlace, type ReplicaPlace } from '../core/gateway/replicaSessions';
-import { isLoopbackHost } from '../core/gateway/httpGateway';
 import { routerConfigBeside } from '../core/config/takeOver';
 import type { RouterBlock } from '../core/config/routerBlock';
-import { callPolicy, CLI_ALLOW_HINTS, decideCall, destructivePolicyFrom, type CallPolicy, type DestructivePolicy } from '../core/policy/callPolicy';
+import { callPolicy, CLI_ALLOW_HINTS, decideCall, type CallPolicy, type DestructivePolicy } from '../core/policy/callPolicy';
 
 /**
  * `mcp-tool-router`: the core, outside VS Code.
@@ -33,99 +30,6 @@ import { callPolicy, CLI_ALLOW_HINTS, decideCall, destructivePolicyFrom, type Ca
  * Exit codes: 0 ok, 1 usage or config error, 2 invalid arguments (the server was not called),
  * 3 the tool reported an error, 4 unknown tool, 5 server unavailable (or timed out).
  */
-
-const USAGE = `Usage:
-  mcp-tool-router tools   --config FILE [--json]
-  mcp-tool-router call    NAME --args JSON --config FILE [--timeout MS]
-  mcp-tool-router servers --config FILE [--json]
-  mcp-tool-router select  "PROMPT" (--config FILE | --tools tools.jsonl) [--json]
-  mcp-tool-router eval    --tools tools.jsonl --queries queries.jsonl [--split S] --out ranked.jsonl
-  mcp-tool-router serve   --config FILE [--dynamic]   (an MCP server on stdin/stdout; logs on stderr)
-  mcp-tool-router serve   --config FILE --http [--port N] [--host H] (--token-file F | --no-auth)
-  mcp-tool-router replay  --records tool-usage.jsonl (--config FILE | --tools tools.jsonl) [--no-memory] [--json]
-
-Options:
-  --config FILE      mcp.json (VS Code) or Claude Desktop config; may be repeated. Beside an mcp.json,
-                     the router's own mcp-tool-router.json (servers taken over from VS Code) is read too
-  --workspace DIR    value of \${workspaceFolder} (default: the current directory); not announced as a root
-  --root DIR         announce DIR to the servers as a root (repeatable; default: none). A root can widen
-                     what a server reaches: the filesystem server serves its roots instead of its folders
-  --destructive-tools P  confirm (default), never or always: what happens to tools marked destructive.
-                     confirm: call runs them (you named the tool); serve runs them only for a client that
-                     can ask its user (elicitation), and refuses them for any other client
-  --allow-destructive NAME  run this destructive tool without asking (repeatable)
-  --input ID=VALUE   value of \${input:ID}; also read from MCP_TOOL_ROUTER_INPUT_<ID>
-  --wait MS          how long to wait for servers to start (default 60000)
-  --verbose          print server logs to stderr
-  --dynamic          serve: also list the last search's top tools, announced with tools/list_changed
-  --no-quarantine    serve: keep tools flagged as poisoned (high severity) in search results (see SECURITY.md)
-  --http             serve: streamable HTTP at http://HOST:PORT/mcp instead of stdio
-  --port N           serve --http: the port (default: a free one, printed on stderr)
-  --host H           serve --http: the address to bind (default 127.0.0.1)
-  --token-file F     serve --http: file holding the bearer token every request must send
-  --no-auth          serve --http: no token (refused unless the host is loopback)
-  --trust-proxy      serve --http: take the client's address from X-Forwarded-For (behind your own proxy only)
-  --replica I/N      serve --http: this is replica I (from 0) of N behind a proxy that hashes Mcp-Session-Id
-                     (see examples/nginx-replicas.conf): session ids are made to land back on this replica
-  --accept-tool-changes SERVER  accept SERVER's changed tool definitions (a tool whose description or
-                     schema changed since first seen is held back until accepted; repeatable)
-  --browser CMD      command that opens a sign-in page (the URL is added as its last argument);
-                     the system's opener by default. Tokens are kept in CACHE/oauth, readable by you only
-  --elicitation M    when a server asks for values mid-call: ask (on a terminal), accept-defaults or
-                     decline (the default when not on a terminal)
-  --embeddings P     local (default), ollama, openai or none (keywords only)
-  --model M          "default" (the bundled model), a model folder, or an endpoint's model name
-  --endpoint URL     the ollama / openai-compatible endpoint
-  --cache-dir DIR    embedding cache (default: $XDG_CACHE_HOME/mcp-tool-router/embeddings)
-  --records FILE     replay: the use memory's records (tool-usage.jsonl in the workspace's storage)
-  --no-memory        replay: today's selector alone, without the use memory rebuilt from earlier records
-`;
-
-/** Long enough for an `npx` server's first start; the CLI waits no longer before answering. */
-const DEFAULT_STARTUP_WAIT_MS = 60_000;
-
-interface CliOptions {
-  command: string;
-  positional: string[];
-  configs: string[];
-  json: boolean;
-  args?: string;
-  timeoutMs?: number;
-  waitMs: number;
-  workspace: string;
-  inputs: Map<string, string>;
-  verbose: boolean;
-  dynamic: boolean;
-  /** serve: leave tools with a high-severity poisoning flag out of search (off with --no-quarantine). */
-  quarantine: boolean;
-  toolsFile?: string;
-  queriesFile?: string;
-  split?: string;
-  outFile?: string;
-  embeddings: EmbeddingSettings;
-  cacheDir?: string;
-  /** replay: the records file, and whether the time-ordered use memory joins the selector. */
-  recordsFile?: string;
-  memory: boolean;
-  /** serve over streamable HTTP, with these settings. */
-  http: boolean;
-  port?: number;
-  host?: string;
-  tokenFile?: string;
-  noAuth: boolean;
-  browser?: string;
-  elicitation?: ElicitationMode;
-  /** --root: folders announced to servers as roots (none unless given). */
-  roots: string[];
-  destructiveTools?: DestructivePolicy;
-  allowDestructive: string[];
-  trustProxy: boolean;
-  replica?: ReplicaPlace;
-  /** Servers whose changed tool definitions the user accepts now. */
-  acceptToolChanges: string[];
-}
-
-export class UsageError extends Error {}
 
 function featuresFor(opts: CliOptions, roots: readonly string[], err: (s: string) => void): ClientFeatures {
   return cliClientFeatures({
@@ -150,187 +54,6 @@ function reportHeldBack(router: ToolRouter, pins: ToolPins, err: (s: string) => 
   for (const held of router.heldBackTools()) err(`${heldBackMessage(held, pins)}\n`);
 }
 
-/**
- * `serve --http`'s settings, checked: a token file that exists and holds a long secret, or `--no-auth` on a
- * loopback host; never neither, and never a non-loopback host without a token.
- */
-export function httpServeOptions(opts: Pick<CliOptions, 'http' | 'port' | 'host' | 'tokenFile' | 'noAuth'> & Partial<Pick<CliOptions, 'trustProxy' | 'replica'>>): HttpServeOptions | undefined {
-  if (!opts.http) {
-    if (opts.port !== undefined || opts.host !== undefined || opts.tokenFile !== undefined || opts.noAuth || opts.trustProxy || opts.replica) throw new UsageError('--port, --host, --token-file, --no-auth, --trust-proxy and --replica go with serve --http.');
-    return undefined;
-  }
-  const host = opts.host ?? '127.0.0.1';
-  if (opts.tokenFile !== undefined && opts.noAuth) throw new UsageError('Give either --token-file or --no-auth, not both.');
-  if (opts.tokenFile === undefined) {
-    if (!opts.noAuth) throw new UsageError('serve --http needs --token-file FILE (the bearer token clients must send), or --no-auth on a loopback host.');
-    if (!isLoopbackHost(host)) throw new UsageError(`Refusing to serve on ${host} without a token: anyone who can reach that address could run every routed tool. Give --token-file FILE.`);
-    return { host, ...(opts.port !== undefined ? { port: opts.port } : {}), ...proxyOptions(opts) };
-  }
-  let token: string;
-  try {
-    token = readGatewayToken(opts.tokenFile);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  return { host, token, ...(opts.port !== undefined ? { port: opts.port } : {}), ...proxyOptions(opts) };
-}
-
-/** What a gateway behind the user's reverse proxy is told: trust its forwarded address, and its place. */
-function proxyOptions(opts: Partial<Pick<CliOptions, 'trustProxy' | 'replica'>>): Pick<HttpServeOptions, 'trustProxy' | 'replica'> {
-  return { ...(opts.trustProxy ? { trustProxy: true } : {}), ...(opts.replica ? { replica: opts.replica } : {}) };
-}
-
-export function parseCliArgs(argv: readonly string[]): CliOptions {
-  const opts: CliOptions = { command: '', positional: [], configs: [], json: false, waitMs: DEFAULT_STARTUP_WAIT_MS, workspace: process.cwd(), inputs: new Map(), verbose: false, dynamic: false, quarantine: true, memory: true, http: false, noAuth: false, embeddings: { ...DEFAULT_EMBEDDING_SETTINGS }, roots: [], allowDestructive: [], trustProxy: false, acceptToolChanges: [] };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const value = (): string => {
-      const v = argv[++i];
-      if (v === undefined || (v.startsWith('--') && arg !== '--args')) throw new UsageError(`${arg} needs a value.`);
-      return v;
-    };
-    const number = (): number => {
-      const raw = value();
-      const n = Number(raw);
-      if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${arg} needs a positive whole number of milliseconds, got "${raw}".`);
-      return n;
-    };
-    switch (arg) {
-      case '--config':
-        opts.configs.push(value());
-        break;
-      case '--json':
-        opts.json = true;
-        break;
-      case '--args':
-        opts.args = value();
-        break;
-      case '--timeout':
-        opts.timeoutMs = number();
-        break;
-      case '--wait':
-        opts.waitMs = number();
-        break;
-      case '--workspace':
-        opts.workspace = path.resolve(value());
-        break;
-      case '--root':
-        opts.roots.push(path.resolve(value()));
-        break;
-      case '--destructive-tools': {
-        const raw = value();
-        const policy = raw === 'confirm' || raw === 'never' || raw === 'always' ? destructivePolicyFrom(raw) : undefined;
-        if (!policy) throw new UsageError(`--destructive-tools must be confirm, never or always; got "${raw}".`);
-        opts.destructiveTools = policy;
-        break;
-      }
-      case '--allow-destructive':
-        opts.allowDestructive.push(value());
-        break;
-      case '--trust-proxy':
-        opts.trustProxy = true;
-        break;
-      case '--replica':
-        try {
-          opts.replica = parseReplicaPlace(value());
-        } catch (error) {
-          throw new UsageError((error as Error).message);
-        }
-        break;
-      case '--accept-tool-changes':
-        opts.acceptToolChanges.push(value());
-        break;
-      case '--verbose':
-        opts.verbose = true;
-        break;
-      case '--dynamic':
-        opts.dynamic = true;
-        break;
-      case '--no-quarantine':
-        opts.quarantine = false;
-        break;
-      case '--http':
-        opts.http = true;
-        break;
-      case '--port': {
-        const raw = value();
-        const port = Number(raw);
-        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port needs a port number from 0 to 65535, got "${raw}".`);
-        opts.port = port;
-        break;
-      }
-      case '--host':
-        opts.host = value();
-        break;
-      case '--token-file':
-        opts.tokenFile = value();
-        break;
-      case '--no-auth':
-        opts.noAuth = true;
-        break;
-      case '--browser':
-        opts.browser = value();
-        break;
-      case '--elicitation':
-        try {
-          opts.elicitation = parseElicitationMode(value());
-        } catch (error) {
-          throw new UsageError((error as Error).message);
-        }
-        break;
-      case '--tools':
-        opts.toolsFile = value();
-        break;
-      case '--queries':
-        opts.queriesFile = value();
-        break;
-      case '--split':
-        opts.split = value();
-        break;
-      case '--out':
-        opts.outFile = value();
-        break;
-      case '--cache-dir':
-        opts.cacheDir = value();
-        break;
-      case '--records':
-        opts.recordsFile = value();
-        break;
-      case '--no-memory':
-        opts.memory = false;
-        break;
-      case '--embeddings':
-        try {
-          opts.embeddings = { ...opts.embeddings, provider: parseProvider(value()) };
-        } catch (error) {
-          throw new UsageError((error as Error).message);
-        }
-        break;
-      case '--model':
-        opts.embeddings = { ...opts.embeddings, model: value() };
-        break;
-      case '--endpoint':
-        opts.embeddings = { ...opts.embeddings, endpoint: value() };
-        break;
-      case '--input': {
-        const raw = value();
-        const eq = raw.indexOf('=');
-        if (eq <= 0) throw new UsageError(`--input needs ID=VALUE, got "${raw.slice(0, 40)}".`);
-        opts.inputs.set(raw.slice(0, eq), raw.slice(eq + 1));
-        break;
-      }
-      case '-h':
-      case '--help':
-        opts.command = 'help';
-        break;
-      default:
-        if (arg.startsWith('-')) throw new UsageError(`Unknown option ${arg}.`);
-        if (!opts.command) opts.command = arg;
-        else opts.positional.push(arg);
-    }
-  }
-  return opts;
-}
 
 async function promptInput(input: InputDefinition): Promise<string | undefined> {
   if (!process.stdin.isTTY) return input.default;

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { UsageError, parseCliArgs, runCli } from '../../src/cli/main';
+import { UsageError, parseCliArgs } from '../../src/cli/cliArgs';
+import { runCli } from '../../src/cli/main';
 
 /** Runs the CLI with captured output. Every case here stops before any server would be started. */
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
