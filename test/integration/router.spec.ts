@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { parseMcpConfig } from '../../src/core/config/mcpConfigParser';
 import { ServerConnection } from '../../src/core/connection/serverConnection';
 import { TOOL_NAME_PATTERN } from '../../src/core/router/naming';
-import { ToolRouter, type RoutedTool } from '../../src/core/router/toolRouter';
+import { ToolRouter, type RoutedTool, type ToolRouterOptions } from '../../src/core/router/toolRouter';
 import { MAX_ARGUMENT_BYTES } from '../../src/core/schema/argumentNormalizer';
 import {
   EVERYTHING,
@@ -27,11 +27,26 @@ function textOf(envelope: { content?: Array<{ type: string } & Record<string, un
   return (envelope.content ?? []).filter((b) => b.type === 'text').map((b) => String(b['text'])).join('\n');
 }
 
-async function startRouter(config: unknown, workspace?: string): Promise<ToolRouter> {
-  const router = new ToolRouter({ backoffMs: TEST_BACKOFF_MS });
+async function startRouter(config: unknown, workspace?: string, createConnection?: ToolRouterOptions['createConnection']): Promise<ToolRouter> {
+  const router = new ToolRouter({ backoffMs: TEST_BACKOFF_MS, ...(createConnection ? { createConnection } : {}) });
   await router.applyConfig(await definitions(config, workspace));
   await router.whenSettled(SETTLE_MS);
   return router;
+}
+
+/** server-everything over stdio behind a router that counts the calls reaching the server. */
+async function startCountingEverything(): Promise<{ router: ToolRouter; calls: () => number }> {
+  let calls = 0;
+  const router = await startRouter({ servers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }, undefined, (def, options) => {
+    const c = new ServerConnection(def, options);
+    const original = c.callTool.bind(c);
+    c.callTool = (...args) => {
+      calls++;
+      return original(...args);
+    };
+    return c;
+  });
+  return { router, calls: () => calls };
 }
 
 describe('router against real MCP servers', function () {
@@ -73,33 +88,20 @@ describe('router against real MCP servers', function () {
     });
 
     it('normalises string numbers and rejects invalid arguments without calling the server', async () => {
-      let serverCalls = 0;
-      router = new ToolRouter({
-        backoffMs: TEST_BACKOFF_MS,
-        createConnection: (def, options) => {
-          const c = new ServerConnection(def, options);
-          const original = c.callTool.bind(c);
-          c.callTool = (...args) => {
-            serverCalls++;
-            return original(...args);
-          };
-          return c;
-        },
-      });
-      await router.applyConfig(await definitions({ servers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }));
-      await router.whenSettled(SETTLE_MS);
+      const counted = await startCountingEverything();
+      router = counted.router;
 
       const sum = await router.call('everything_get-sum', { a: '2', b: 3 });
       assert.equal(sum.ok, true, JSON.stringify(sum));
       assert.match(textOf(sum), /5/);
       assert.deepEqual(sum.meta.normalized, ['/a: "2" → 2']);
-      assert.equal(serverCalls, 1);
+      assert.equal(counted.calls(), 1);
 
       const bad = await router.call('everything_get-sum', { a: 'two' });
       assert.equal(bad.ok, false);
       assert.equal(bad.ok === false && bad.error.type, 'INVALID_ARGUMENTS');
       assert.deepEqual(bad.ok === false && bad.error.issues?.map((i) => i.path).sort(), ['/a', '/b']);
-      assert.equal(serverCalls, 1, 'the server must not be called with invalid arguments');
+      assert.equal(counted.calls(), 1, 'the server must not be called with invalid arguments');
 
       const unknown = await router.call('everything_nope', {});
       assert.equal(unknown.ok === false && unknown.error.type, 'UNKNOWN_TOOL');
@@ -152,21 +154,8 @@ describe('router against real MCP servers', function () {
     });
 
     it('refuses arguments nested 100,000 deep, as an object or a JSON string, without calling the server', async () => {
-      let serverCalls = 0;
-      router = new ToolRouter({
-        backoffMs: TEST_BACKOFF_MS,
-        createConnection: (def, options) => {
-          const c = new ServerConnection(def, options);
-          const original = c.callTool.bind(c);
-          c.callTool = (...args) => {
-            serverCalls++;
-            return original(...args);
-          };
-          return c;
-        },
-      });
-      await router.applyConfig(await definitions({ servers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }));
-      await router.whenSettled(SETTLE_MS);
+      const counted = await startCountingEverything();
+      router = counted.router;
       const levels = 100_000;
       let deep: unknown = 'bottom';
       for (let i = 0; i < levels; i++) deep = { a: deep };
@@ -180,10 +169,10 @@ describe('router against real MCP servers', function () {
         assert.equal(result.ok === false && result.error.retryable, false, form);
         assert.match(result.ok === false ? result.error.message : '', new RegExp(limit), form);
       }
-      assert.equal(serverCalls, 0, 'the server must not be called with absurd arguments');
+      assert.equal(counted.calls(), 0, 'the server must not be called with absurd arguments');
       const echo = await router.call('everything_echo', { message: 'still fine' });
       assert.equal(textOf(echo), 'Echo: still fine');
-      assert.equal(serverCalls, 1);
+      assert.equal(counted.calls(), 1);
     });
   });
 

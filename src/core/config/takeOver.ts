@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { applyEdits, modify, parse as parseJsonc, type ParseError } from 'jsonc-parser';
-import { type AtomicWriteOptions, writeFileAtomicSync } from '../util/atomicWrite';
+import { PERMISSION_BITS, type AtomicWriteOptions, writeFileAtomicSync } from '../util/atomicWrite';
 
 /**
  * Taking servers over from VS Code, and giving them back.
@@ -26,8 +26,6 @@ export const ROUTER_CONFIG_NAME = 'mcp-tool-router.json';
 export const TAKE_OVER_BACKUP_NAME = 'mcp.json.tool-router-backup';
 /** The UTF-8 byte order mark: Windows editors often start a file with it; JSON parsers refuse it, VS Code accepts it. */
 const UTF8_BOM = '\uFEFF';
-/** The permission bits a mode holds (file type and set-id bits are not kept). */
-const PERMISSION_BITS = 0o777;
 
 interface Backup {
   readonly version: 1;

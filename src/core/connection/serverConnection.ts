@@ -700,11 +700,7 @@ export class ServerConnection implements Connection {
       const result = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, LooseToolListSchema, {
         timeout: this.definition.options.startupTimeoutMs,
       });
-      for (const raw of result.tools) {
-        const tool = toServerTool(raw);
-        if (typeof tool === 'string') this.logLine(`[router] skipped an invalid tool in tools/list: ${tool}`);
-        else out.push(tool);
-      }
+      out.push(...this.validTools(result.tools));
       cursor = result.nextCursor;
       if (!cursor) return out;
       if (seenCursors.has(cursor)) {
@@ -724,8 +720,13 @@ export class ServerConnection implements Connection {
    */
   private async listModernTools(client: Client): Promise<ServerTool[]> {
     const result = await client.listTools(undefined, { cacheMode: 'refresh', timeout: this.definition.options.startupTimeoutMs });
+    return this.validTools(result.tools);
+  }
+
+  /** The entries of a tools/list page that are tools; each one that is not is logged and skipped. */
+  private validTools(listed: readonly unknown[]): ServerTool[] {
     const out: ServerTool[] = [];
-    for (const raw of result.tools) {
+    for (const raw of listed) {
       const tool = toServerTool(raw);
       if (typeof tool === 'string') this.logLine(`[router] skipped an invalid tool in tools/list: ${tool}`);
       else out.push(tool);

@@ -103,3 +103,31 @@ function resolveCollisions(candidates: readonly string[], identities: readonly s
 export function withIdentitySuffix(name: string, ...identity: string[]): string {
   return withSuffix(name, shortHash(...identity));
 }
+
+/** Code-unit order, the same on every machine and locale: names are sorted with it wherever order decides a name. */
+export function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Suggestions offered for an unknown tool name. */
+const MAX_NAME_SUGGESTIONS = 3;
+
+/** Names that share the most with `name` (substring first, then common-prefix length). */
+export function suggestNames(name: string, known: readonly string[]): string[] {
+  const lower = name.toLowerCase();
+  const tail = lower.includes('_') ? lower.slice(lower.indexOf('_') + 1) : lower;
+  const scored = known
+    .map((k) => {
+      const kl = k.toLowerCase();
+      let score = 0;
+      if (kl.endsWith(`_${lower}`) || kl.endsWith(`_${tail}`)) score += 100;
+      if (kl.includes(tail) || tail.includes(kl.slice(kl.indexOf('_') + 1))) score += 50;
+      let p = 0;
+      while (p < kl.length && p < lower.length && kl[p] === lower[p]) p++;
+      score += p;
+      return { k, score };
+    })
+    .filter((s) => s.score >= 4)
+    .sort((x, y) => y.score - x.score || compareNames(x.k, y.k));
+  return scored.slice(0, MAX_NAME_SUGGESTIONS).map((s) => s.k);
+}

@@ -6,14 +6,16 @@ import type { ServerDefinition } from '../config/serverConfig';
 import type { CallerFeatures } from '../connection/clientFeatures';
 import { ConnectionError, ServerConnection, describeError, describeState, type Connection, type ConnectionOptions, type ServerStatus, type ServerTool, type ToolAnnotations } from '../connection/serverConnection';
 import type { ServerNotice } from '../connection/serverNotices';
-import { assignServerPrefixes, assignToolNames } from './naming';
+import { assignServerPrefixes, assignToolNames, compareNames, suggestNames } from './naming';
 import { normalizeArguments, parseArguments } from '../schema/argumentNormalizer';
 import { SchemaCompiler, describeIssues, type CompiledSchema, type SchemaProblem } from '../schema/argumentValidator';
 import { checkToolResult, cutToSize } from './toolResult';
 import { Emitter } from '../util/emitter';
-import { changedHeldServers, heldBackMessage, holdBackIfChanged, pinnedServer, type HeldBackTool, type PinnedServer, type ToolPins } from '../security/toolPins';
+import { pinnedServer, type HeldBackTool, type PinnedServer, type ToolPins } from '../security/toolPins';
+import { HeldBackTools, type AcceptResult, type RoutedServerStatus } from './heldBackTools';
 
 export type { HeldBackTool } from '../security/toolPins';
+export type { AcceptResult, RoutedServerStatus } from './heldBackTools';
 
 /**
  * The router: one catalogue of every server's tools under `{server}_{tool}` names, and one call pipeline
@@ -60,14 +62,6 @@ export interface ToolRouterOptions extends ConnectionOptions {
   readonly toolPins?: ToolPins;
 }
 
-/** A server's status as the router reports it: the connection's, plus the tools it holds back. */
-export interface RoutedServerStatus extends ServerStatus {
-  /** Exposed names of this server's held-back tools (see {@link ToolRouter.heldBackTools}); absent when none. */
-  readonly heldBackTools?: readonly string[];
-}
-
-export type AcceptResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
-
 interface ServerEntry {
   readonly connection: Connection;
   /** Who the server is for pinning: its name and launch. */
@@ -86,14 +80,11 @@ type Listener<T> = (value: T) => void;
 /** Arguments after parse → normalise → validate, or the error that stops the call before the server. */
 export type PreparedArguments = { ok: true; value: Record<string, unknown>; changes: readonly string[] } | { ok: false; error: CallError };
 
-/** Suggestions offered for an unknown tool name. */
-const MAX_NAME_SUGGESTIONS = 3;
-
 export class ToolRouter {
   readonly stats = new CallStatistics();
   private readonly servers = new Map<string, ServerEntry>();
   private tools = new Map<string, ToolEntry>();
-  private heldBack = new Map<string, HeldBackTool>();
+  private readonly heldBack: HeldBackTools;
   private readonly compiler = new SchemaCompiler();
   /** Compiled validators by server + schema text, so a tool-list refresh does not recompile unchanged schemas. */
   private readonly compiled = new Map<string, CompiledSchema | SchemaProblem>();
@@ -104,7 +95,9 @@ export class ToolRouter {
   /** The last applyConfig, until its servers are registered. */
   private applying: Promise<void> = Promise.resolve();
 
-  constructor(private readonly options: ToolRouterOptions = {}) {}
+  constructor(private readonly options: ToolRouterOptions = {}) {
+    this.heldBack = new HeldBackTools(options.toolPins, (server, line) => options.onLog?.(server, line));
+  }
 
   /**
    * Makes the running servers match `definitions`: new ones start, removed ones stop, changed ones
@@ -139,7 +132,7 @@ export class ToolRouter {
         queue: new ConcurrencyQueue(def.options.maxConcurrentCalls),
         unsubscribe: [
           connection.onDidChangeTools(() => this.rebuildCatalogue()),
-          connection.onDidChangeStatus((s) => this.statusChanged.fire(this.withHeldBack(s))),
+          connection.onDidChangeStatus((s) => this.statusChanged.fire(this.heldBack.withHeldBack(s))),
           connection.onDidNotify((notice) => this.notified.fire({ server: def.name, notice })),
         ],
       };
@@ -150,7 +143,7 @@ export class ToolRouter {
   }
 
   get serverStatuses(): RoutedServerStatus[] {
-    return [...this.servers.values()].map((e) => this.withHeldBack(e.connection.status));
+    return [...this.servers.values()].map((e) => this.heldBack.withHeldBack(e.connection.status));
   }
 
   getConnection(server: string): Connection | undefined {
@@ -164,7 +157,7 @@ export class ToolRouter {
 
   /** The `{server}` part of every exposed name, by server: prompts are named with the same prefixes as tools. */
   serverPrefixes(): Map<string, string> {
-    return assignServerPrefixes([...this.servers.keys()].sort(compare));
+    return assignServerPrefixes([...this.servers.keys()].sort(compareNames));
   }
 
   listTools(): RoutedTool[] {
@@ -177,7 +170,7 @@ export class ToolRouter {
 
   /** Tools held back because their definition changed since it was pinned (of one server, or all). */
   heldBackTools(server?: string): HeldBackTool[] {
-    return [...this.heldBack.values()].filter((h) => server === undefined || h.server === server);
+    return this.heldBack.list(server);
   }
 
   /**
@@ -186,18 +179,10 @@ export class ToolRouter {
    * server has changed the tool again since, nothing is accepted and the reason says so.
    */
   async acceptToolChange(name: string, fingerprint?: string): Promise<AcceptResult> {
-    const pins = this.options.toolPins;
-    const held = this.heldBack.get(name);
-    const entry = held ? this.servers.get(held.server) : undefined;
-    if (!pins) return { ok: false, reason: 'Tool pinning is off in this router, so nothing is held back.' };
-    if (!held || !entry) return { ok: false, reason: `"${name}" is not held back: its change was accepted already, or its server no longer lists it.` };
-    if (!held.change) return { ok: false, reason: `"${name}" cannot be accepted: server "${held.server}" ${held.reason}.` };
-    if (fingerprint !== undefined && fingerprint !== held.change.fingerprint) {
-      return { ok: false, reason: `Server "${held.server}" changed "${held.originalName}" again while you reviewed it; review the new change.` };
-    }
-    const saved = pins.accept(entry.pinned, held.originalName, held.change.current);
+    const accepted = this.heldBack.accept(name, fingerprint, (server) => this.servers.get(server)?.pinned);
+    if (!accepted.ok) return accepted;
     this.rebuildCatalogue();
-    await saved;
+    await accepted.saved;
     return { ok: true };
   }
 
@@ -247,13 +232,13 @@ export class ToolRouter {
     const existing = this.getTool(name);
     if (existing) return existing;
     await this.applying;
-    const prefixes = assignServerPrefixes([...this.servers.keys()]);
+    const prefixes = this.serverPrefixes();
     const owners = [...this.servers.entries()].filter(([server]) => name.startsWith(`${prefixes.get(server)}_`)).map(([, e]) => e.connection);
     const candidates = owners.length > 0 ? owners : [...this.servers.values()].map((e) => e.connection);
     const deadline = Date.now() + timeoutMs;
     await new Promise<void>((resolve) => {
       const check = (): void => {
-        if (this.getTool(name) || this.heldBack.has(name) || candidates.every((c) => c.isSettled()) || Date.now() >= deadline) {
+        if (this.getTool(name) || this.heldBack.get(name) || candidates.every((c) => c.isSettled()) || Date.now() >= deadline) {
           offTools();
           offStatus();
           clearTimeout(timer);
@@ -388,16 +373,13 @@ export class ToolRouter {
 
   /** Servers that are not ready and whose prefix starts `name`: the ones that could own a missing tool. */
   unreadyOwnersOf(name: string): ServerStatus[] {
-    const prefixes = assignServerPrefixes([...this.servers.keys()].sort(compare));
+    const prefixes = this.serverPrefixes();
     return [...this.servers.values()].map((e) => e.connection.status).filter((st) => st.state !== 'ready' && name.startsWith(`${prefixes.get(st.name)}_`));
   }
 
   /** Why `name` is not in the catalogue: held back (and how to accept it), or unknown. */
   private missingToolError(name: string): CallError {
-    const held = this.heldBack.get(name);
-    if (!held || !this.options.toolPins) return this.unknownToolError(name);
-    // NOT_APPROVED: the user has not approved this definition; retrying cannot help until they do.
-    return { type: 'NOT_APPROVED', message: heldBackMessage(held, this.options.toolPins), retryable: false };
+    return this.heldBack.callError(name) ?? this.unknownToolError(name);
   }
 
   private unknownToolError(name: string): CallError {
@@ -419,25 +401,26 @@ export class ToolRouter {
 
   private rebuildCatalogue(): void {
     const listed: Array<{ server: string; tool: ServerTool }> = [];
-    for (const [server, entry] of [...this.servers.entries()].sort(([a], [b]) => compare(a, b))) {
+    for (const [server, entry] of [...this.servers.entries()].sort(([a], [b]) => compareNames(a, b))) {
       const { toolsAllowed, toolsDenied } = entry.connection.definition.options;
       const allowed = toolsAllowed.length > 0 ? picomatch([...toolsAllowed]) : () => true;
       const denied = toolsDenied.length > 0 ? picomatch([...toolsDenied]) : () => false;
       const seen = new Set<string>();
-      for (const tool of [...entry.connection.tools].sort((a, b) => compare(a.name, b.name))) {
+      for (const tool of [...entry.connection.tools].sort((a, b) => compareNames(a.name, b.name))) {
         if (seen.has(tool.name)) continue; // a server listing one name twice: the first wins
         seen.add(tool.name);
         if (allowed(tool.name) && !denied(tool.name)) listed.push({ server, tool });
       }
     }
-    const prefixes = assignServerPrefixes([...this.servers.keys()].sort(compare));
+    const prefixes = this.serverPrefixes();
     const names = assignToolNames(listed.map((l) => ({ server: l.server, tool: l.tool.name })), prefixes);
     const next = new Map<string, ToolEntry>();
     const heldBack = new Map<string, HeldBackTool>();
     listed.forEach(({ server, tool }, i) => {
       const name = names[i]!;
       // Held-back tools keep their place in naming, so holding one back never renames another.
-      const held = this.checkPin(server, tool, name);
+      const pinned = this.servers.get(server)?.pinned;
+      const held = pinned && this.heldBack.check(pinned, tool, name);
       if (held) {
         heldBack.set(name, held);
         return;
@@ -468,9 +451,8 @@ export class ToolRouter {
       });
     });
     const changed = !sameCatalogue(this.tools, next);
-    const heldServers = changedHeldServers(this.heldBack, heldBack);
+    const heldServers = this.heldBack.replace(heldBack);
     this.tools = next;
-    this.heldBack = heldBack;
     if (changed) {
       const list = this.listTools();
       this.toolsChanged.fire(list);
@@ -479,22 +461,9 @@ export class ToolRouter {
       this.heldBackChanged.fire(this.heldBackTools());
       for (const server of heldServers) {
         const entry = this.servers.get(server);
-        if (entry) this.statusChanged.fire(this.withHeldBack(entry.connection.status));
+        if (entry) this.statusChanged.fire(this.heldBack.withHeldBack(entry.connection.status));
       }
     }
-  }
-
-  /** The tool as held back when its pin says so; undefined when it may be offered (or nothing is pinned). */
-  private checkPin(server: string, tool: ServerTool, name: string): HeldBackTool | undefined {
-    const pins = this.options.toolPins;
-    const entry = this.servers.get(server);
-    if (!pins || !entry) return undefined;
-    return holdBackIfChanged(pins, entry.pinned, tool, name, (line) => this.options.onLog?.(server, line));
-  }
-
-  private withHeldBack(status: ServerStatus): RoutedServerStatus {
-    const held = this.heldBackTools(status.name).map((h) => h.name);
-    return held.length > 0 ? { ...status, heldBackTools: held } : status;
   }
 }
 
@@ -519,28 +488,4 @@ function safeStringify(v: unknown): string {
   } catch {
     return '[unserialisable]';
   }
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** Names that share the most with `name` (substring first, then common-prefix length). */
-export function suggestNames(name: string, known: readonly string[]): string[] {
-  const lower = name.toLowerCase();
-  const tail = lower.includes('_') ? lower.slice(lower.indexOf('_') + 1) : lower;
-  const scored = known
-    .map((k) => {
-      const kl = k.toLowerCase();
-      let score = 0;
-      if (kl.endsWith(`_${lower}`) || kl.endsWith(`_${tail}`)) score += 100;
-      if (kl.includes(tail) || tail.includes(kl.slice(kl.indexOf('_') + 1))) score += 50;
-      let p = 0;
-      while (p < kl.length && p < lower.length && kl[p] === lower[p]) p++;
-      score += p;
-      return { k, score };
-    })
-    .filter((s) => s.score >= 4)
-    .sort((x, y) => y.score - x.score || compare(x.k, y.k));
-  return scored.slice(0, MAX_NAME_SUGGESTIONS).map((s) => s.k);
 }

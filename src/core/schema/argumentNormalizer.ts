@@ -17,7 +17,8 @@ export type ParsedArguments = { ok: true; value: Record<string, unknown> } | { o
 export const MAX_ARGUMENT_DEPTH = 64;
 /**
  * Arguments larger than this as JSON are refused: a model writes at most a few hundred KB per call (its
- * output-token limit), and this matches the HTTP gateway's body cap, so both ways in refuse alike.
+ * output-token limit). The HTTP gateway refuses larger bodies sooner (MAX_BODY_BYTES, httpGateway.ts);
+ * this bounds every way in, whatever its transport allows.
  */
 export const MAX_ARGUMENT_BYTES = 4 * 1024 * 1024;
 /** More values than this (objects, arrays and leaves) are refused: more than a model's output can hold, few enough to check in milliseconds. */

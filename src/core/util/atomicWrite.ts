@@ -27,7 +27,7 @@ export interface AtomicWriteOptions {
 /** Windows keeps no POSIX permission bits (a mode there only toggles read-only), so modes are left alone. */
 const MODES_APPLY = process.platform !== 'win32';
 /** The permission bits kept or set; set-user-id, set-group-id and sticky bits never carry over to new content. */
-const PERMISSION_BITS = 0o777;
+export const PERMISSION_BITS = 0o777;
 /** Links followed in a row before giving up, as Linux does (MAXSYMLINKS): more is almost surely a loop. */
 const MAX_SYMLINK_HOPS = 40;
 /** What Node gives a new file when no mode is asked for (the umask then narrows it). */
