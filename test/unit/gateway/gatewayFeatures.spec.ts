@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { ProtocolErrorCode, type LoggingLevel, type Prompt, type Resource, type ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/server';
 import { parseMcpConfig } from '../../../src/core/config/mcpConfigParser';
 import type { ServerDefinition } from '../../../src/core/config/serverConfig';
-import type { Connection, ServerState, ServerStatus, ServerTool } from '../../../src/core/connection/serverConnection';
+import type { ServerState, ServerStatus, ServerTool } from '../../../src/core/connection/serverConnection';
 import type { ServerNotice } from '../../../src/core/connection/serverNotices';
-import { ServerLog } from '../../../src/core/connection/serverLog';
 import { decodeCursor, encodeCursor } from '../../../src/core/gateway/gatewayCursor';
 import { FeatureDirectory, RESOURCE_NOT_FOUND } from '../../../src/core/gateway/featureDirectory';
 import { GatewayHub, type GatewaySession } from '../../../src/core/gateway/gatewayHub';
 import { ToolRouter } from '../../../src/core/router/toolRouter';
 import { Emitter } from '../../../src/core/util/emitter';
+import { FakeConnectionBase } from './fakeConnection';
 
 /**
  * The gateway's lists, routing and sharing, over FAKE connections (servers that answer lists page by
@@ -27,19 +27,13 @@ interface Offer {
   readonly logging?: boolean;
 }
 
-class FakeFeatureServer implements Connection {
-  readonly log = new ServerLog();
-  readonly oauth = undefined;
+class FakeFeatureServer extends FakeConnectionBase {
   readonly requests: Array<{ method: string; params: Record<string, unknown> }> = [];
   readonly notices = new Emitter<ServerNotice>();
   private readonly statusEvents = new Emitter<ServerStatus>();
   currentState: ServerState = 'ready';
-  constructor(readonly definition: ServerDefinition, private readonly offer: Offer) {}
-  get name(): string {
-    return this.definition.name;
-  }
-  get status(): ServerStatus {
-    return { name: this.name, state: this.currentState, restarts: 0, toolCount: this.tools.length };
+  constructor(definition: ServerDefinition, private readonly offer: Offer) {
+    super(definition);
   }
   get tools(): readonly ServerTool[] {
     return this.offer.tools ?? [];
@@ -49,7 +43,6 @@ class FakeFeatureServer implements Connection {
     const o = this.offer;
     return { tools: {}, ...(o.resources || o.templates ? { resources: o.subscribe ? { subscribe: true } : {} } : {}), ...(o.prompts ? { prompts: {} } : {}), ...(o.logging ? { logging: {} } : {}) };
   }
-  readonly instructions = undefined;
   /** Moves the fake to `state` and tells the router, as a real connection does. */
   setState(state: ServerState): void {
     this.currentState = state;
@@ -64,29 +57,13 @@ class FakeFeatureServer implements Connection {
     if (method === 'prompts/list') return page(this.offer.prompts, 'prompts');
     return {};
   }
-  start(): void {}
-  async restart(): Promise<void> {}
-  async stop(): Promise<void> {}
-  isSettled(): boolean {
-    return true;
-  }
-  async whenSettled(): Promise<void> {}
-  async whenReady(): Promise<boolean> {
-    return this.currentState === 'ready';
-  }
   async callTool(): Promise<Record<string, unknown>> {
     return { content: [] };
   }
-  async refreshTools(): Promise<void> {}
-  async signIn(): Promise<void> {}
-  async signOut(): Promise<void> {}
-  onDidChangeStatus(listener: (s: ServerStatus) => void): () => void {
+  override onDidChangeStatus(listener: (s: ServerStatus) => void): () => void {
     return this.statusEvents.on(listener);
   }
-  onDidChangeTools(): () => void {
-    return () => undefined;
-  }
-  onDidNotify(listener: (n: ServerNotice) => void): () => void {
+  override onDidNotify(listener: (n: ServerNotice) => void): () => void {
     return this.notices.on(listener);
   }
 }

@@ -6,10 +6,7 @@ import { GatewayCore } from '../../../src/core/gateway/gatewayCore';
 import { HttpGateway, isLoopbackHost, newGatewaySecret } from '../../../src/core/gateway/httpGateway';
 import { ModernGateway } from '../../../src/core/gateway/modernGateway';
 import { RouterGateway } from '../../../src/core/gateway/routerGateway';
-import { LexicalRanker } from '../../../src/core/selection/lexicalRanker';
-import { rankableFor } from '../../../src/core/selection/toolIndex';
-import { DEFAULT_SELECTION_OPTIONS, ToolSelector } from '../../../src/core/selection/toolSelector';
-import { ToolRouter } from '../../../src/core/router/toolRouter';
+import { useHttpGateway } from './httpGatewayHarness';
 
 /**
  * The HTTP gateway's own rules, on a real loopback socket with a router that has no servers: which
@@ -23,26 +20,7 @@ const initialize = (id = 1): string => JSON.stringify({ jsonrpc: '2.0', id, meth
 describe('HttpGateway', function () {
   // Real HTTP servers and SDK clients, several sessions per test (~0.2 s idle); a loaded machine is several times slower.
   this.timeout(20_000);
-  let router: ToolRouter;
-  let gateway: HttpGateway | undefined;
-  let clock = 0;
-
-  const start = async (extra: Partial<ConstructorParameters<typeof HttpGateway>[0]> = {}): Promise<URL> => {
-    const selector = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS }, { createLexical: (tools) => new LexicalRanker(tools.map(rankableFor)) });
-    gateway = new HttpGateway({ token: TOKEN, now: () => clock, createGateway: () => new RouterGateway(router, { selector }), ...extra });
-    return gateway.start();
-  };
-
-  beforeEach(() => {
-    router = new ToolRouter();
-    clock = 1_000_000;
-  });
-
-  afterEach(async () => {
-    await gateway?.close();
-    gateway = undefined;
-    await router.dispose();
-  });
+  const harness = useHttpGateway(TOKEN);
 
   it('tells loopback hosts from others', () => {
     for (const h of ['127.0.0.1', 'localhost', '::1', '[::1]', '127.1.2.3']) assert.ok(isLoopbackHost(h), h);
@@ -56,7 +34,7 @@ describe('HttpGateway', function () {
   });
 
   it('binds to loopback on a free port and answers only at /mcp', async () => {
-    const url = await start();
+    const url = await harness.start();
     assert.equal(url.hostname, '127.0.0.1');
     assert.ok(Number(url.port) > 0);
     const other = await fetch(new URL('/other', url), { method: 'POST', headers, body: initialize() });
@@ -64,7 +42,7 @@ describe('HttpGateway', function () {
   });
 
   it('gives 400 for a body that is not JSON or not an initialize, 404 for an unknown session, 413 for a huge body', async () => {
-    const url = await start();
+    const url = await harness.start();
     const bad = await fetch(url, { method: 'POST', headers, body: '{not json' });
     assert.equal(bad.status, 400);
     assert.match(((await bad.json()) as { error: { message: string } }).error.message, /not JSON/);
@@ -77,24 +55,24 @@ describe('HttpGateway', function () {
   });
 
   it('limits requests per client and lets them through again as time passes', async () => {
-    const url = await start({ rateBurst: 3, ratePerSecond: 1 });
+    const url = await harness.start({ rateBurst: 3, ratePerSecond: 1 });
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await fetch(url, { method: 'POST', headers, body: '{}' })).status);
     assert.deepEqual(statuses, [400, 400, 400, 429]);
-    clock += 1500;
+    harness.clock += 1500;
     assert.equal((await fetch(url, { method: 'POST', headers, body: '{}' })).status, 400);
   });
 
   it('keeps each client in its own session and closes the oldest past the session cap', async () => {
-    const url = await start({ maxSessions: 2 });
+    const url = await harness.start({ maxSessions: 2 });
     const clients: Client[] = [];
     for (let i = 0; i < 3; i++) {
       const client = new Client({ name: `c${i}`, version: '1' });
       await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
       clients.push(client);
-      clock += 10;
+      harness.clock += 10;
     }
-    assert.equal(gateway!.sessionCount, 2);
+    assert.equal(harness.gateway!.sessionCount, 2);
     // The first session was the oldest: it is gone, the newer two still work.
     await assert.rejects(clients[0]!.listTools(), /404|session/i);
     assert.equal((await clients[2]!.listTools()).tools.length, 2);
@@ -102,20 +80,19 @@ describe('HttpGateway', function () {
   });
 
   it('closes sessions left idle', async () => {
-    const url = await start({ sessionIdleMs: 1000 });
+    const url = await harness.start({ sessionIdleMs: 1000 });
     const client = new Client({ name: 'idle', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
-    assert.equal(gateway!.sessionCount, 1);
-    clock += 5000;
-    (gateway as unknown as { closeIdle(ms: number): void }).closeIdle(1000);
-    assert.equal(gateway!.sessionCount, 0);
+    assert.equal(harness.gateway!.sessionCount, 1);
+    harness.clock += 5000;
+    (harness.gateway as unknown as { closeIdle(ms: number): void }).closeIdle(1000);
+    assert.equal(harness.gateway!.sessionCount, 0);
     await client.close().catch(() => undefined);
   });
 
   it('answers 2026-07-28 requests without a session, after the same guards, and 2025 ones in a session', async () => {
-    const selector = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS }, { createLexical: (tools) => new LexicalRanker(tools.map(rankableFor)) });
-    const core = new GatewayCore(router, { selector });
-    const url = await start({ createGateway: () => new RouterGateway(core), modern: new ModernGateway(core) });
+    const core = new GatewayCore(harness.router, { selector: harness.selector() });
+    const url = await harness.start({ createGateway: () => new RouterGateway(core), modern: new ModernGateway(core) });
     const connect = async (token: string): Promise<ModernClient> => {
       const client = new ModernClient({ name: 'modern', version: '1' }, { versionNegotiation: { mode: 'auto' } });
       await client.connect(new ModernTransport(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
@@ -126,10 +103,10 @@ describe('HttpGateway', function () {
     try {
       assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
       assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['toolRouter_searchTools', 'toolRouter_callTool']);
-      assert.equal(gateway!.sessionCount, 0, 'a 2026-07-28 client holds no session');
+      assert.equal(harness.gateway!.sessionCount, 0, 'a 2026-07-28 client holds no session');
       const legacy = new Client({ name: 'legacy', version: '1' });
       await legacy.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
-      assert.equal(gateway!.sessionCount, 1);
+      assert.equal(harness.gateway!.sessionCount, 1);
       await legacy.close();
     } finally {
       await client.close();

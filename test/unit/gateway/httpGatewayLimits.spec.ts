@@ -7,18 +7,12 @@ import {
   DEFAULT_MAX_SESSIONS_PER_CLIENT,
   FAILURE_BURST,
   FAILURES_PER_SECOND,
-  HttpGateway,
   MAX_BODY_BYTES,
-  clientKey,
-  hostOfHeader,
   isLoopbackHost,
   newGatewaySecret,
 } from '../../../src/core/gateway/httpGateway';
-import { RouterGateway } from '../../../src/core/gateway/routerGateway';
-import { LexicalRanker } from '../../../src/core/selection/lexicalRanker';
-import { rankableFor } from '../../../src/core/selection/toolIndex';
-import { DEFAULT_SELECTION_OPTIONS, ToolSelector } from '../../../src/core/selection/toolSelector';
-import { ToolRouter } from '../../../src/core/router/toolRouter';
+import { clientKey, hostOfHeader } from '../../../src/core/gateway/clientLimits';
+import { useHttpGateway } from './httpGatewayHarness';
 
 /**
  * The gateway's limits against hostile clients, on a real loopback socket with a router that has no
@@ -115,15 +109,7 @@ async function secondLoopback(): Promise<boolean> {
 describe('HttpGateway limits', function () {
   // Real sockets, up to 65 sessions or 120 MiB of bodies in one test; a loaded machine is several times slower.
   this.timeout(20_000);
-  let router: ToolRouter;
-  let gateway: HttpGateway | undefined;
-  let clock = 0;
-
-  const start = async (extra: Partial<ConstructorParameters<typeof HttpGateway>[0]> = {}): Promise<URL> => {
-    const selector = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS }, { createLexical: (tools) => new LexicalRanker(tools.map(rankableFor)) });
-    gateway = new HttpGateway({ token: TOKEN, now: () => clock, createGateway: () => new RouterGateway(router, { selector }), ...extra });
-    return gateway.start();
-  };
+  const harness = useHttpGateway(TOKEN);
 
   /** An initialize as a raw POST; the new session's id. */
   const openSession = async (url: URL, r: RawRequest = {}): Promise<string> => {
@@ -133,20 +119,9 @@ describe('HttpGateway limits', function () {
   };
   const inSession = (id: string, extra: Record<string, string> = {}): Record<string, string> => ({ ...auth, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18', ...extra });
 
-  beforeEach(() => {
-    router = new ToolRouter();
-    clock = 1_000_000;
-  });
-
-  afterEach(async () => {
-    await gateway?.close();
-    gateway = undefined;
-    await router.dispose();
-  });
-
   describe('Host and Origin', () => {
     it('refuses Origin: null, which sandboxed frames and file: pages send', async () => {
-      const url = await start();
+      const url = await harness.start();
       const refused = await raw(url, { headers: { ...auth, Origin: 'null' }, body: initialize });
       assert.equal(refused.status, 403);
       assert.match(message(refused), /Origin "null" is not allowed/);
@@ -155,7 +130,7 @@ describe('HttpGateway limits', function () {
     });
 
     it('answers 403, not a parse error, to a Host that is no valid name or address, on a loopback bind', async () => {
-      const url = await start();
+      const url = await harness.start();
       for (const host of ['127.999.999.999', `127.999.999.999:${url.port}`, 'localhost:99999', '0x7f.0.0.1', '127.1', '[::g]', 'a b', 'localhost:', '']) {
         const answer = await raw(url, { headers: { ...auth, Host: host }, body: initialize });
         assert.equal(answer.status, 403, `Host "${host}": ${answer.body}`);
@@ -166,7 +141,7 @@ describe('HttpGateway limits', function () {
     });
 
     it('on a non-loopback bind, lets any valid name through (the token guards it) and refuses invalid ones', async () => {
-      const url = await start({ host: '0.0.0.0' });
+      const url = await harness.start({ host: '0.0.0.0' });
       for (const host of ['127.999.999.999', '256.1.1.1', '[::g]', 'a b', 'evil.example:99999', '-bad-.example', '']) {
         const answer = await raw(url, { headers: { ...auth, Host: host }, body: initialize });
         assert.equal(answer.status, 403, `Host "${host}": ${answer.body}`);
@@ -189,7 +164,7 @@ describe('HttpGateway limits', function () {
 
   describe('failed requests, limited per address before the token is compared', () => {
     it('turns a run of wrong tokens into 429, even for the right token from that address, until time passes', async () => {
-      const url = await start();
+      const url = await harness.start();
       const statuses: number[] = [];
       for (let i = 0; i < FAILURE_BURST + 30; i++) statuses.push((await raw(url, { headers: wrong, body: initialize })).status);
       assert.deepEqual(statuses.slice(0, FAILURE_BURST), Array(FAILURE_BURST).fill(401));
@@ -198,12 +173,12 @@ describe('HttpGateway limits', function () {
       assert.equal(locked.status, 429, 'a guess that is right must not be told apart while the address is locked out');
       assert.ok(Number(locked.headers['retry-after']) >= 1);
       assert.match(message(locked), /failed requests/);
-      clock += 1000 / FAILURES_PER_SECOND;
+      harness.clock += 1000 / FAILURES_PER_SECOND;
       assert.equal((await raw(url, { body: initialize })).status, 200);
     });
 
     it('counts requests naming unknown sessions the same way', async () => {
-      const url = await start();
+      const url = await harness.start();
       const statuses: number[] = [];
       for (let i = 0; i < FAILURE_BURST + 5; i++) statuses.push((await raw(url, { headers: inSession(`guess-${i}`), body: listTools })).status);
       assert.deepEqual(statuses.slice(0, FAILURE_BURST), Array(FAILURE_BURST).fill(404));
@@ -211,7 +186,7 @@ describe('HttpGateway limits', function () {
     });
 
     it('keeps a live session of a locked-out address working (its id is a secret a guesser does not have)', async () => {
-      const url = await start();
+      const url = await harness.start();
       const id = await openSession(url);
       for (let i = 0; i < FAILURE_BURST + 5; i++) await raw(url, { headers: wrong, body: initialize });
       assert.equal((await raw(url, { body: initialize })).status, 429);
@@ -222,7 +197,7 @@ describe('HttpGateway limits', function () {
 
     it('does not lock out another address', async function () {
       if (!(await secondLoopback())) this.skip();
-      const url = await start();
+      const url = await harness.start();
       for (let i = 0; i < FAILURE_BURST + 5; i++) await raw(url, { headers: wrong, body: initialize, localAddress: '127.0.0.2' });
       assert.equal((await raw(url, { body: initialize, localAddress: '127.0.0.2' })).status, 429);
       assert.equal((await raw(url, { body: initialize, localAddress: '127.0.0.1' })).status, 200);
@@ -231,7 +206,7 @@ describe('HttpGateway limits', function () {
 
   describe('byte budget', () => {
     it('refuses a body over the limit from its Content-Length, before reading it', async () => {
-      const url = await start();
+      const url = await harness.start();
       const answer = await raw(url, { declaredOnly: 2 * MAX_BODY_BYTES });
       assert.equal(answer.status, 413);
       assert.match(message(answer), /over 1 MiB/);
@@ -239,17 +214,17 @@ describe('HttpGateway limits', function () {
 
     it('refuses a chunked body once it passes the limit, which is 1 MiB', async () => {
       assert.equal(MAX_BODY_BYTES, MiB);
-      const url = await start();
+      const url = await harness.start();
       assert.equal((await raw(url, { chunked: 2 * MiB })).status, 413);
     });
 
     it('lets one session read only its byte budget of a burst of large bodies; the rest are refused unread', async () => {
-      const url = await start();
+      const url = await harness.start();
       const id = await openSession(url);
       const padded = (bytes: number): string => JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping', params: { pad: 'x'.repeat(bytes - 60) } });
       const huge = await Promise.all(Array.from({ length: 60 }, () => raw(url, { headers: inSession(id), body: padded(4 * MiB) })));
       assert.deepEqual(new Set(huge.map((a) => a.status)), new Set([413]), 'bodies over the limit are refused from their length');
-      clock += 3000; // the session's request limit refills; the byte budget was not touched
+      harness.clock += 3000; // the session's request limit refills; the byte budget was not touched
       const largest = padded(MAX_BODY_BYTES);
       assert.equal(Buffer.byteLength(largest), MAX_BODY_BYTES);
       const burst = await Promise.all(Array.from({ length: 60 }, () => raw(url, { headers: inSession(id), body: largest })));
@@ -261,13 +236,13 @@ describe('HttpGateway limits', function () {
       assert.ok(Number(probe.headers['retry-after']) >= 1);
       // More sessions buy no more bytes: the budget is the client's, not the session's.
       assert.equal((await raw(url, { declaredOnly: MAX_BODY_BYTES })).status, 429);
-      clock += 60_000;
+      harness.clock += 60_000;
       assert.equal((await raw(url, { headers: inSession(id), body: largest })).status, 200);
     });
 
     it('gives each address its own budget', async function () {
       if (!(await secondLoopback())) this.skip();
-      const url = await start();
+      const url = await harness.start();
       const body = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping', params: { pad: 'x'.repeat(MAX_BODY_BYTES - 100) } });
       for (let i = 0; i < BYTE_BURST / MAX_BODY_BYTES; i++) await raw(url, { body, localAddress: '127.0.0.2' });
       assert.equal((await raw(url, { declaredOnly: MAX_BODY_BYTES, localAddress: '127.0.0.2' })).status, 429);
@@ -278,28 +253,28 @@ describe('HttpGateway limits', function () {
   describe('sessions per client', () => {
     it('lets one client opening every session evict only its own, oldest first', async function () {
       if (!(await secondLoopback())) this.skip();
-      const url = await start();
+      const url = await harness.start();
       const other = await openSession(url, { localAddress: '127.0.0.2' });
       const mine: string[] = [];
       for (let i = 0; i < DEFAULT_MAX_SESSIONS; i++) {
         // Time moves so the request limit does not stop the opening, and each session has its own age.
-        clock += 1000;
+        harness.clock += 1000;
         mine.push(await openSession(url));
       }
-      assert.equal(gateway!.sessionCount, DEFAULT_MAX_SESSIONS_PER_CLIENT + 1);
+      assert.equal(harness.gateway!.sessionCount, DEFAULT_MAX_SESSIONS_PER_CLIENT + 1);
       assert.equal((await raw(url, { headers: inSession(other), body: listTools, localAddress: '127.0.0.2' })).status, 200);
       assert.equal((await raw(url, { headers: inSession(mine[0]!), body: listTools })).status, 404);
       assert.equal((await raw(url, { headers: inSession(mine.at(-1)!), body: listTools })).status, 200);
     });
 
     it('takes the per-client cap as an option, never above the total', async () => {
-      const url = await start({ maxSessionsPerClient: 2, maxSessions: 10 });
+      const url = await harness.start({ maxSessionsPerClient: 2, maxSessions: 10 });
       const ids = [];
       for (let i = 0; i < 4; i++) {
-        clock += 10;
+        harness.clock += 10;
         ids.push(await openSession(url));
       }
-      assert.equal(gateway!.sessionCount, 2);
+      assert.equal(harness.gateway!.sessionCount, 2);
       assert.deepEqual(await Promise.all(ids.map(async (id) => (await raw(url, { headers: inSession(id), body: listTools })).status)), [404, 404, 200, 200]);
     });
   });
@@ -310,13 +285,13 @@ describe('HttpGateway limits', function () {
     };
 
     it('ignores X-Forwarded-For by default, so a client cannot dodge its limits by writing one', async () => {
-      const url = await start();
+      const url = await harness.start();
       await flood(url, '203.0.113.9');
       assert.equal((await raw(url, { headers: { ...auth, 'X-Forwarded-For': '198.51.100.1' }, body: initialize })).status, 429);
     });
 
     it('with trustProxy, takes the right-most hop (the one the proxy added) as the client', async () => {
-      const url = await start({ trustProxy: true });
+      const url = await harness.start({ trustProxy: true });
       // The left-most entry is whatever the client wrote; the proxy appended the real address.
       await flood(url, '198.51.100.1, 203.0.113.9');
       assert.equal((await raw(url, { headers: { ...auth, 'X-Forwarded-For': '198.51.100.1, 203.0.113.9' }, body: initialize })).status, 429);

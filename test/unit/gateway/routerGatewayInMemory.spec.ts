@@ -2,15 +2,14 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport, type CallToolResult } from '@modelcontextprotocol/server';
 import { parseMcpConfig } from '../../../src/core/config/mcpConfigParser';
-import type { ServerDefinition } from '../../../src/core/config/serverConfig';
-import type { Connection, ServerStatus, ServerTool } from '../../../src/core/connection/serverConnection';
-import { ServerLog } from '../../../src/core/connection/serverLog';
+import type { ServerTool } from '../../../src/core/connection/serverConnection';
 import { RouterGateway } from '../../../src/core/gateway/routerGateway';
 import { LexicalRanker } from '../../../src/core/selection/lexicalRanker';
 import { rankableFor } from '../../../src/core/selection/toolIndex';
 import { DEFAULT_SELECTION_OPTIONS, ToolSelector } from '../../../src/core/selection/toolSelector';
 import { callPolicy, type DestructivePolicy } from '../../../src/core/policy/callPolicy';
 import { ToolRouter } from '../../../src/core/router/toolRouter';
+import { FakeConnectionBase } from './fakeConnection';
 
 /**
  * The gateway as a 2.x client sees it, over the SDK's in-memory transport (no process, no socket; always the
@@ -24,50 +23,18 @@ const TOOLS: ServerTool[] = [
   { name: 'list_notes', description: 'List every note title', inputSchema: { type: 'object', properties: {} } },
 ];
 
-class FakeConnection implements Connection {
-  readonly log = new ServerLog();
-  readonly oauth = undefined;
+class FakeConnection extends FakeConnectionBase {
   readonly calls: string[] = [];
-  constructor(readonly definition: ServerDefinition) {}
-  get name(): string {
-    return this.definition.name;
-  }
-  get status(): ServerStatus {
-    return { name: this.name, state: 'ready', restarts: 0, toolCount: TOOLS.length };
-  }
   readonly currentState = 'ready' as const;
   readonly tools = TOOLS;
-  start(): void {}
-  async restart(): Promise<void> {}
-  async stop(): Promise<void> {}
-  isSettled(): boolean {
-    return true;
-  }
-  async whenSettled(): Promise<void> {}
-  async whenReady(): Promise<boolean> {
-    return true;
-  }
+  // Offers nothing but tools: no resources, prompts or log level to pass on.
+  readonly serverCapabilities = { tools: {} };
   async callTool(tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
     this.calls.push(tool);
     return { content: [{ type: 'text', text: `${tool} ${JSON.stringify(args)}` }] };
   }
-  async refreshTools(): Promise<void> {}
-  async signIn(): Promise<void> {}
-  async signOut(): Promise<void> {}
-  onDidChangeStatus(): () => void {
-    return () => undefined;
-  }
-  onDidChangeTools(): () => void {
-    return () => undefined;
-  }
-  // Offers nothing but tools: no resources, prompts or log level to pass on.
-  readonly serverCapabilities = { tools: {} };
-  readonly instructions = undefined;
   async request(method: string): Promise<Record<string, unknown>> {
     throw new Error(`the fake notes server does not answer ${method}`);
-  }
-  onDidNotify(): () => void {
-    return () => undefined;
   }
 }
 
