@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { HeldBackTool } from '../core/router/toolRouter';
-import { canonicalJson, describeFields, type PinnedDefinition } from '../core/security/toolPins';
+import { describeFields, type PinnedDefinition } from '../core/security/toolPins';
+import { canonicalJson } from '../core/util/canonicalJson';
 import type { RouterService } from './routerService';
 import { COMMANDS } from './settings';
 

@@ -16,6 +16,7 @@ import {
 import { parseEnvFile } from './envFile';
 import { parseRouterBlock, type RouterBlock } from './routerBlock';
 import { isRecord } from '../util/isRecord';
+import { canonicalJson } from '../util/canonicalJson';
 
 /**
  * Reads MCP server configuration in VS Code's `mcp.json` format (JSON with comments) or Claude Desktop's
@@ -320,7 +321,8 @@ async function parseServer(
   const options = parseRouterOptions(routerNode, (field, message) => err(routerField(field), message), (field, message) => warn(routerField(field), message));
   if (entry['disabled'] === true) options.enabled = false;
   if (!launch) return undefined;
-  const fingerprint = createHash('sha256').update(stableStringify({ launch, options })).digest('hex').slice(0, 16);
+  // Keys sorted, so reordering `env` or `headers` does not count as a change.
+  const fingerprint = createHash('sha256').update(canonicalJson({ launch, options })).digest('hex').slice(0, 16);
   const shown = [...secrets].filter((v) => v.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
   return { name, launch, options, source: { file }, fingerprint, ...(shown.length ? { secrets: shown } : {}) };
 }
@@ -420,14 +422,6 @@ function parseInputs(node: unknown, file: string, issues: ConfigIssue[]): InputD
   });
   return out;
 }
-
-/** JSON with object keys sorted, so reordering `env` or `headers` does not count as a change. */
-function stableStringify(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
-  if (isRecord(value)) return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${stableStringify(value[k])}`).join(',')}}`;
-  return JSON.stringify(value) ?? 'null';
-}
-
 
 function describeType(v: unknown): string {
   if (v === null) return 'null';

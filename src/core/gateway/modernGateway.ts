@@ -12,6 +12,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { confirmationMarkdown } from '../policy/confirmation';
 import type { RoutedTool } from '../router/toolRouter';
+import { canonicalJson } from '../util/canonicalJson';
 import type { Consent, GatewayCore, ListName } from './gatewayCore';
 import { registerFeatureHandlers } from './gatewayFeatures';
 import { CALL_TOOL, SEARCH_TOOL, errorResult } from './gatewayTools';
@@ -148,13 +149,4 @@ function clientCapabilities(ctx: ServerContext): ClientCapabilities | undefined 
 /** A digest of a call's arguments, the same for the same JSON whatever the order of its keys. */
 function digest(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value)).digest('base64url');
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }

@@ -4,7 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ServerDefinition } from '../../../src/core/config/serverConfig';
 import type { ServerTool } from '../../../src/core/connection/serverConnection';
-import { MAX_KEPT_DEFINITION_CHARS, ToolPins, canonicalJson, definitionFingerprint, pinnedDefinition, pinnedServer, serverPinKey, type PinVerdict, type PinnedServer, type ToolPinsOptions } from '../../../src/core/security/toolPins';
+import { canonicalJson } from '../../../src/core/util/canonicalJson';
+import { MAX_KEPT_DEFINITION_CHARS, ToolPins, definitionFingerprint, pinnedDefinition, pinnedServer, serverPinKey, type PinVerdict, type PinnedServer, type ToolPinsOptions } from '../../../src/core/security/toolPins';
 import { CORRUPT_SUFFIX, FileToolPinStore, MemoryToolPinStore, TOOL_PINS_FILE_NAME, parseToolPinDocument, type ToolPinStore } from '../../../src/core/security/toolPinStore';
 
 type Launch = ServerDefinition['launch'];
