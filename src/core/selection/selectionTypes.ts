@@ -47,6 +47,20 @@ export interface DroppedTool {
   readonly by: 'cap' | 'whitelist' | 'destructive' | 'quarantine';
 }
 
+/** Why a ranked tool was not sent: fewer tools were wanted, it scored under the cutoff, the cap was full, or a policy kept it out. */
+export type NearMissWhy = 'below-count' | 'below-cutoff' | 'over-cap' | 'policy';
+
+/** One of the best tools that was not sent, so a person can see why an expected tool is missing. */
+export interface NearMiss {
+  readonly name: string;
+  readonly score: number;
+  readonly cosine?: number;
+  readonly lexical?: number;
+  readonly why: NearMissWhy;
+  /** One line for people: "ranked 17th; 15 tools were sent". */
+  readonly reason: string;
+}
+
 export type SelectionMethod = 'embedding+keyword' | 'keyword-only' | 'required_tools';
 
 export interface Selection {
@@ -56,6 +70,8 @@ export interface Selection {
   readonly methodNote?: string;
   readonly tools: readonly ChosenTool[];
   readonly dropped: readonly DroppedTool[];
+  /** The best tools that were not sent, best first: at least the next 10 when that many were ranked. */
+  readonly nearMisses?: readonly NearMiss[];
   /** Every tool's fused score, best first (for the panel's score bars); empty when nothing was scored. */
   readonly ranking: ReadonlyArray<{ readonly name: string; readonly score: number; readonly cosine?: number; readonly lexical?: number }>;
   /** The fused score a ranked tool needed to be sent (the best score minus the margin; 0 when nothing was scored). */
