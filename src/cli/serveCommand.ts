@@ -92,7 +92,7 @@ export async function runServe(opts: ServeOptions, err: (s: string) => void): Pr
   // One core whoever connects: the catalogue is kept in step once, and a server is subscribed to a resource once.
   const core = new GatewayCore(router, engine, gatewayOptions);
   const modern = new ModernGateway(core);
-  const cleanups: Array<() => void> = [offStatus, offFlags, offHeld, () => core.dispose()];
+  const cleanups: Array<() => void> = [offStatus, offFlags, offHeld, () => modern.dispose(), () => core.dispose()];
   let stop: (reason: string) => void = () => undefined;
   const stopped = new Promise<string>((resolve) => (stop = resolve));
   const on = (emitter: NodeJS.EventEmitter, event: string, reason: string): void => {

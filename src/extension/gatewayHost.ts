@@ -30,6 +30,7 @@ export class GatewayHost implements vscode.Disposable {
   private http: HttpGateway | undefined;
   /** What every client shares over the router: search, routing, the hub of resources, subscriptions and log level. */
   private core: GatewayCore | undefined;
+  private modern: ModernGateway | undefined;
   private starting: Promise<URL> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -81,10 +82,11 @@ export class GatewayHost implements vscode.Disposable {
         log: (m) => this.service.log.info(`gateway: ${m}`),
         ...(this.learning ? { onSearch: (q: string, tools: readonly string[]) => this.learning!.noteSearch(q, tools), onCall: (name: string) => this.learning!.noteAgentCall(name) } : {}),
       }));
+      this.modern = new ModernGateway(core);
       this.http = new HttpGateway({
         token: this.secret,
         createGateway: () => new RouterGateway(core),
-        modern: new ModernGateway(core),
+        modern: this.modern,
         log: (m) => this.service.log.info(m),
       });
       return this.http.start();
@@ -103,6 +105,7 @@ export class GatewayHost implements vscode.Disposable {
 
   dispose(): void {
     void this.http?.close();
+    this.modern?.dispose();
     this.core?.dispose();
     this.disposables.forEach((d) => d.dispose());
   }

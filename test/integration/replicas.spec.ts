@@ -3,6 +3,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client as LegacyClient, StreamableHTTPClientTransport as LegacyHttpTransport, type CallToolResult } from '@modelcontextprotocol/client';
+import { Client as Client1x } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as HttpTransport1x } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { EVERYTHING, REPO_ROOT, freePort, tempDir, waitFor } from './serverHarness';
 import { replicaOfSession } from '../../src/core/gateway/replicaSessions';
 
@@ -84,6 +86,17 @@ describe('serve --http replicas behind nginx', function () {
     return { client, replica: replicaOfSession(transport.sessionId!, REPLICAS) };
   }
 
+  /** A client of the 1.x SDK line, whose session lands on replica `on`. */
+  async function client1xOn(on: number): Promise<Client1x> {
+    for (;;) {
+      const client = new Client1x({ name: 'replica-test-1x', version: '1.0.0' });
+      const transport = new HttpTransport1x(proxyUrl);
+      await client.connect(transport);
+      if (replicaOfSession(transport.sessionId!, REPLICAS) === on) return client;
+      await client.close();
+    }
+  }
+
   it('keeps each 2025-11-25 session on its replica, and spreads sessions over both', async () => {
     const clients = await Promise.all(Array.from({ length: 8 }, () => legacyClient()));
     try {
@@ -123,32 +136,35 @@ describe('serve --http replicas behind nginx', function () {
     }
   });
 
-  it('loses only the killed replica\'s in-flight calls, 2026 ones with the proxy\'s clear error; the other replica goes on', async () => {
+  it('loses only the killed replica\'s in-flight calls, each with a clear error; the other replica goes on', async () => {
     let clients = await Promise.all(Array.from({ length: 8 }, () => legacyClient()));
     // Both replicas must hold a session for the test to say anything.
     while (new Set(clients.map((c) => c.replica)).size < REPLICAS) clients = [...clients, await legacyClient()];
     const modern = await Promise.all(Array.from({ length: 6 }, () => modernClient()));
     const victim = 0;
+    const old = await client1xOn(victim);
     const long = { name: 'toolRouter_callTool', arguments: { name: 'everything_trigger-long-running-operation', arguments: { duration: 4, steps: 4 } } };
     const outcome = (p: Promise<unknown>) => p.then((r) => ({ ok: !(r as CallToolResult).isError, message: text(r) })).catch((error: unknown) => ({ ok: false, message: error instanceof Error ? error.message : String(error) }));
     try {
       const calls = clients.map(({ client, replica }) => outcome(client.callTool(long, { timeout: 20_000 })).then((r) => ({ replica, ...r })));
       const modernCalls = modern.map((client) => outcome(client.callTool(long, { timeout: 20_000 })));
+      const oldCall = outcome(old.callTool(long, undefined, { timeout: 20_000 }));
       await new Promise((r) => setTimeout(r, 1_500));
       replicas[victim]!.child.kill('SIGKILL');
       const results = await Promise.all(calls);
       const modernResults = await Promise.all(modernCalls);
+      assert.match((await oldCall).message, /gateway that was running this call stopped/, 'a 1.x SDK client is told too');
       for (const r of results) {
-        // A 2025 call streams its answer (SSE), so the proxy cannot replace a cut stream with an error:
-        // the client's own timeout ends it. Calls on the other replica all finish.
-        if (r.replica === victim) assert.equal(r.ok, false, `a call on the killed replica cannot have finished: ${r.message}`);
+        // A 2025 call streams its answer (SSE). Its client reconnects the cut stream; the proxy sends the
+        // reconnect to the live replica, which answers that the call is lost. Calls on the other replica finish.
+        if (r.replica === victim) assert.match(r.message, /gateway that was running this call stopped .*whether it ran is unknown/, r.message);
         else assert.equal(r.ok, true, r.message);
       }
       // A 2026 call is answered at once (JSON), so the proxy's error reaches the client in its place.
       for (const r of modernResults) if (!r.ok) assert.match(r.message, /replica serving this request stopped; calls in flight on it are lost/, r.message);
       assert.ok(modernResults.some((r) => r.ok), 'the live replica answered its share of 2026 calls');
     } finally {
-      await Promise.all([...clients.map((c) => c.client.close().catch(() => undefined)), ...modern.map((c) => c.close().catch(() => undefined))]);
+      await Promise.all([...clients.map((c) => c.client.close().catch(() => undefined)), ...modern.map((c) => c.close().catch(() => undefined)), old.close().catch(() => undefined)]);
     }
     // A new session after the loss starts on the live replica.
     const fresh = await legacyClient();

@@ -6,6 +6,7 @@ import { createMcpHandler, isInitializeRequest, isLegacyRequest, type McpHttpHan
 import { TokenBuckets, clientKey, hostOfHeader } from './clientLimits';
 import type { ListName } from './gatewayCore';
 import { sessionIdFor, type ReplicaPlace } from './replicaSessions';
+import { RECONNECT_MS, SessionEventStore, answerLostCall, lostRequestId, withStreamRequest } from './sessionStreams';
 import type { RouterGateway } from './routerGateway';
 import { MIN_TOKEN_LENGTH } from './tokenFile';
 
@@ -245,6 +246,9 @@ export class HttpGateway {
     const rateKey = session ? sessionId! : `addr:${client}`;
     if (!this.requests.take(rateKey, 1)) return tooMany(res, this.requests.secondsUntil(rateKey, 1), 'Too many requests from this client; slow down and retry.');
     if (sessionId !== undefined && !session) {
+      // A client reconnecting to a call whose gateway stopped is told the call is lost, not left waiting.
+      const lost = req.method === 'GET' ? lostRequestId(header(req, 'last-event-id')) : undefined;
+      if (lost !== undefined) return answerLostCall(res, lost);
       this.failed(client);
       return reply(res, 404, 'Unknown or expired MCP session: start a new one with initialize.');
     }
@@ -262,7 +266,7 @@ export class HttpGateway {
       const live = this.sessions.get(sessionId);
       if (!live) return reply(res, 404, 'Unknown or expired MCP session: start a new one with initialize.');
       live.lastUsed = this.now();
-      await live.transport.handleRequest(req, res, body);
+      await withStreamRequest(body, () => live.transport.handleRequest(req, res, body));
       return;
     }
     if (req.method === 'POST' && this.modern && !(await isLegacyRequest(await toWebRequest(req, body), body, { maxRequestBodySize: MAX_BODY_BYTES }))) {
@@ -274,6 +278,8 @@ export class HttpGateway {
     const gateway = this.options.createGateway(id);
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
+      eventStore: new SessionEventStore(),
+      retryInterval: RECONNECT_MS,
       onsessioninitialized: () => {
         this.sessions.set(id, { transport, gateway, client, lastUsed: this.now() });
         // Enforced once the session exists, so initializes racing each other cannot pass the caps together.

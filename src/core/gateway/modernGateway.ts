@@ -5,7 +5,9 @@ import {
   createRequestStateCodec,
   inputRequired,
   inputResponse,
+  type CallToolResult,
   type ClientCapabilities,
+  type InputRequiredResult,
   type McpRequestContext,
   type RequestStateCodec,
   type ServerContext,
@@ -16,6 +18,7 @@ import { canonicalJson } from '../util/canonicalJson';
 import type { Consent, GatewayCore, ListName } from './gatewayCore';
 import { registerFeatureHandlers } from './gatewayFeatures';
 import { CALL_TOOL, SEARCH_TOOL, errorResult } from './gatewayTools';
+import { SuspendedCalls, type NextAnswer, type ParkedCallState } from './suspendedCalls';
 
 /**
  * The gateway for MCP 2026-07-28 clients. That revision has no session: every request carries the client's
@@ -32,8 +35,8 @@ import { CALL_TOOL, SEARCH_TOOL, errorResult } from './gatewayTools';
  *   run (so only this process accepts it) and is accepted once.
  * - Change notifications go out on `subscriptions/listen` streams (see {@link ModernGateway.onDidChangeList}).
  * - No logging/setLevel or resources/subscribe: the revision removed them, and the SDK answers -32601.
- * - A routed server's own questions during a call (elicitation, sampling) still go to the host's features,
- *   not to the client: bridging them means suspending the call across requests, which is not built yet.
+ * - A routed server's own questions during a call (elicitation, sampling), on either revision, reach the
+ *   client the same way: the call is parked ({@link SuspendedCalls}) and its answer is `input_required`.
  */
 
 /** Key length for the requestState HMAC: the codec asks for at least 256 bits. */
@@ -43,23 +46,34 @@ const CONFIRM_KEY = 'confirm';
 
 /** What a sealed confirmation approves: exactly one call of one tool with one set of arguments, once. */
 interface ConfirmationState {
+  readonly kind: 'confirm';
   readonly tool: string;
   readonly args: string;
   readonly nonce: string;
 }
 
+/** A retry's sealed state: the answer to a confirmation, or to a parked call's questions. */
+type GatewayState = ConfirmationState | ParkedCallState;
+
 export class ModernGateway {
-  private readonly codec: RequestStateCodec<ConfirmationState>;
+  private readonly codec: RequestStateCodec<GatewayState>;
+  private readonly calls: SuspendedCalls;
   /** Confirmations already used, by nonce, with when they expire; a retry cannot run a call twice. */
   private readonly spent = new Map<string, number>();
 
   constructor(private readonly core: GatewayCore) {
-    this.codec = createRequestStateCodec<ConfirmationState>({
+    this.calls = new SuspendedCalls(core.confirmTimeoutMs);
+    this.codec = createRequestStateCodec<GatewayState>({
       key: randomBytes(STATE_KEY_BYTES),
       ttlSeconds: Math.max(1, Math.ceil(core.confirmTimeoutMs / 1000)),
       // A state minted for tools/call is refused on any other method.
       bind: (ctx) => ctx.mcpReq.method,
     });
+  }
+
+  /** Ends the calls still waiting for their clients' answers. */
+  dispose(): void {
+    this.calls.dispose();
   }
 
   /** Calls `listener` when a list that subscriptions/listen streams watch changed; returns the unsubscribe. */
@@ -82,13 +96,7 @@ export class ModernGateway {
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name, arguments: args } = request.params;
       try {
-        const capabilities = clientCapabilities(ctx);
-        return await core.callTool(name, args, {
-          audience: { canAsk: capabilities?.elicitation !== undefined },
-          caller: {},
-          signal: ctx.mcpReq.signal,
-          confirm: (tool, toolArgs) => this.consent(tool, toolArgs, ctx),
-        });
+        return await this.callTool(name, args, ctx);
       } catch (error) {
         // Defensive: the paths below return results, but a client must never see a handler throw.
         return errorResult(`The router gateway failed while running "${name}": ${error instanceof Error ? error.message : String(error)}`);
@@ -109,15 +117,43 @@ export class ModernGateway {
   }
 
   /**
+   * Runs a call, or goes on with a parked one when the retry answers its questions. A routed server's
+   * question reaches the client as `input_required`, when the client declared it can answer that kind.
+   */
+  private async callTool(name: string, args: Record<string, unknown> | undefined, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+    const key = { tool: name, args: digest(args ?? {}) };
+    const state = ctx.mcpReq.requestState<GatewayState>();
+    const signal = ctx.mcpReq.signal;
+    let answer: NextAnswer;
+    if (state?.kind === 'call') {
+      answer = await this.calls.resume(state, key, ctx.mcpReq.inputResponses, signal);
+    } else {
+      const capabilities = clientCapabilities(ctx);
+      const can = { elicit: capabilities?.elicitation !== undefined, sample: capabilities?.sampling !== undefined };
+      answer = await this.calls.start(key, can, signal, (caller, callSignal) =>
+        this.core.callTool(name, args, {
+          audience: { canAsk: can.elicit },
+          caller,
+          signal: callSignal,
+          confirm: (tool, toolArgs) => this.consent(tool, toolArgs, ctx),
+        }),
+      );
+    }
+    if (answer.kind === 'result') return answer.result;
+    return inputRequired({ inputRequests: answer.inputRequests, requestState: await this.codec.mint(answer.state, ctx) });
+  }
+
+  /**
    * The user's answer to the confirmation of a destructive call: on the first request, the question
    * (input_required); on the retry, the answer it carries, if its sealed state approves this very call.
    */
   private async consent(tool: RoutedTool, args: unknown, ctx: ServerContext): Promise<Consent> {
     // Verified by the Server (requestState.verify) before the handler ran: a forged or expired state never gets here.
-    const state = ctx.mcpReq.requestState<ConfirmationState>();
+    const sealed = ctx.mcpReq.requestState<GatewayState>();
+    const state = sealed?.kind === 'confirm' ? sealed : undefined;
     if (state === undefined) {
       const question = inputRequired.elicit({ message: `Run ${tool.name}? ${confirmationMarkdown(tool, args, true)}`, requestedSchema: { type: 'object', properties: {} } });
-      const requestState = await this.codec.mint({ tool: tool.name, args: digest(args), nonce: randomUUID() }, ctx);
+      const requestState = await this.codec.mint({ kind: 'confirm', tool: tool.name, args: digest(args), nonce: randomUUID() }, ctx);
       return { answer: 'input-required', result: inputRequired({ inputRequests: { [CONFIRM_KEY]: question }, requestState }) };
     }
     if (state.tool !== tool.name || state.args !== digest(args)) return { answer: 'failed', reason: 'the confirmation sent back was for another call' };
