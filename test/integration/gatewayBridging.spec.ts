@@ -141,4 +141,22 @@ describe('the gateway bridges a routed server’s questions between MCP revision
       await legacy.client.close();
     }
   });
+
+  it('a 2026-07-28 client listening for a resource hears its updates: the gateway subscribes upstream while it listens', async () => {
+    const { client } = await modernClient(served.url, {});
+    const uri = 'demo://resource/static/document/features.md';
+    const updates: string[] = [];
+    client.setNotificationHandler('notifications/resources/updated', (n) => void updates.push(n.params.uri));
+    const toggle = () => client.callTool({ name: CALL, arguments: { name: 'everything_toggle-subscriber-updates', arguments: {} } });
+    const subscription = await client.listen({ resourceSubscriptions: [uri] });
+    try {
+      assert.deepEqual(subscription.honoredFilter.resourceSubscriptions, [uri]);
+      assert.notEqual((await toggle()).isError, true);
+      await waitFor(() => updates.includes(uri), 'notifications/resources/updated on the listen stream', 30_000);
+    } finally {
+      await toggle();
+      await subscription.close();
+      await client.close();
+    }
+  });
 });

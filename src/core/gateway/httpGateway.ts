@@ -44,6 +44,8 @@ export const DEFAULT_HOST = '127.0.0.1';
  */
 export const DEFAULT_RATE_BURST = 60;
 export const DEFAULT_RATE_PER_SECOND = 20;
+/** Resources one listen stream may watch; a longer list is cut, so one request cannot subscribe without bound. */
+const MAX_LISTENED_RESOURCES = 256;
 /** Sessions kept at once; a client that opens sessions without closing them cannot grow memory without end. */
 export const DEFAULT_MAX_SESSIONS = 64;
 /**
@@ -82,6 +84,10 @@ export interface ModernServing {
   createServer(ctx: McpRequestContext): Server;
   /** Calls `listener` when a list that subscriptions/listen streams watch changed; returns the unsubscribe. */
   onDidChangeList(listener: (list: ListName) => void): () => void;
+  /** Calls `listener` when a resource a listen stream watches changed; returns the unsubscribe. */
+  onDidUpdateResource(listener: (uri: string) => void): () => void;
+  /** Subscribes upstream to the resources a listen stream names; returns what to call when it closes. */
+  watchResources(uris: readonly string[]): () => void;
 }
 
 export interface HttpGatewayOptions {
@@ -169,7 +175,12 @@ export class HttpGateway {
       const onerror = (error: Error): void => this.log(`2026-07-28 request failed: ${error.message}`);
       // 'reject': 2025 requests never reach it; they are routed to the sessionful path first.
       const handler = createMcpHandler((ctx) => modern.createServer(ctx), { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES, onerror });
-      const off = modern.onDidChangeList((list) => (list === 'resources' ? handler.notify.resourcesChanged() : handler.notify.promptsChanged()));
+      const offLists = modern.onDidChangeList((list) => (list === 'resources' ? handler.notify.resourcesChanged() : handler.notify.promptsChanged()));
+      const offUpdates = modern.onDidUpdateResource((uri) => handler.notify.resourceUpdated(uri));
+      const off = (): void => {
+        offLists();
+        offUpdates();
+      };
       this.modern = { handler, node: toNodeHandler(handler, { onerror, maxRequestBodySize: MAX_BODY_BYTES }), off };
     }
   }
@@ -270,6 +281,9 @@ export class HttpGateway {
       return;
     }
     if (req.method === 'POST' && this.modern && !(await isLegacyRequest(await toWebRequest(req, body), body, { maxRequestBodySize: MAX_BODY_BYTES }))) {
+      // A listen stream naming resources holds their upstream subscriptions while it is open.
+      const uris = listenedResources(body);
+      if (uris.length > 0) res.once('close', this.options.modern!.watchResources(uris));
       await this.modern.node(req, res, body);
       return;
     }
@@ -456,4 +470,11 @@ async function readJson(req: IncomingMessage, spend: (bytes: number) => boolean)
   } catch (error) {
     return { ok: false, status: 400, message: `The request body is not JSON: ${error instanceof Error ? error.message : String(error)}` };
   }
+}
+
+/** The resource URIs a 2026-07-28 `subscriptions/listen` request asks to hear about; none for any other body. */
+function listenedResources(body: unknown): string[] {
+  if (typeof body !== 'object' || body === null || (body as { method?: unknown }).method !== 'subscriptions/listen') return [];
+  const uris = (body as { params?: { notifications?: { resourceSubscriptions?: unknown } } }).params?.notifications?.resourceSubscriptions;
+  return Array.isArray(uris) ? uris.filter((u): u is string => typeof u === 'string').slice(0, MAX_LISTENED_RESOURCES) : [];
 }

@@ -16,6 +16,7 @@ import { confirmationMarkdown } from '../policy/confirmation';
 import type { RoutedTool } from '../router/toolRouter';
 import { canonicalJson } from '../util/canonicalJson';
 import type { Consent, GatewayCore, ListName } from './gatewayCore';
+import type { GatewaySession } from './gatewayHub';
 import { registerFeatureHandlers } from './gatewayFeatures';
 import { CALL_TOOL, SEARCH_TOOL, errorResult } from './gatewayTools';
 import { SuspendedCalls, type NextAnswer, type ParkedCallState } from './suspendedCalls';
@@ -34,7 +35,9 @@ import { SuspendedCalls, type NextAnswer, type ParkedCallState } from './suspend
  *   a digest of its arguments, expires with the confirmation timeout, is sealed with a key made for this
  *   run (so only this process accepts it) and is accepted once.
  * - Change notifications go out on `subscriptions/listen` streams (see {@link ModernGateway.onDidChangeList}).
- * - No logging/setLevel or resources/subscribe: the revision removed them, and the SDK answers -32601.
+ * - No logging/setLevel or resources/subscribe: the revision removed them, and the SDK answers -32601. A
+ *   `subscriptions/listen` naming resources subscribes to them upstream while the stream is open
+ *   ({@link ModernGateway.watchResources}); their updates go out on the listen streams.
  * - A routed server's own questions during a call (elicitation, sampling), on either revision, reach the
  *   client the same way: the call is parked ({@link SuspendedCalls}) and its answer is `input_required`.
  */
@@ -71,9 +74,57 @@ export class ModernGateway {
     });
   }
 
-  /** Ends the calls still waiting for their clients' answers. */
+  /** How many open listen streams want each resource URI. */
+  private readonly watched = new Map<string, number>();
+  private readonly updateListeners = new Set<(uri: string) => void>();
+  /** The one place in the hub for every listen stream: a URI is subscribed upstream once, however many watch it. */
+  private readonly watcher: GatewaySession = {
+    resourceUpdated: (uri) => this.updateListeners.forEach((listener) => listener(uri)),
+    listChanged: () => undefined,
+    serverLog: () => undefined,
+  };
+  private leaveHub?: () => void;
+
+  /** Ends the calls still waiting for their clients' answers, and the resource subscriptions. */
   dispose(): void {
     this.calls.dispose();
+    for (const uri of this.watched.keys()) void this.core.hub.unsubscribe(this.watcher, uri).catch(() => undefined);
+    this.watched.clear();
+    this.leaveHub?.();
+  }
+
+  /** Calls `listener` with the URI of each watched resource that changed; returns the unsubscribe. */
+  onDidUpdateResource(listener: (uri: string) => void): () => void {
+    this.updateListeners.add(listener);
+    return () => this.updateListeners.delete(listener);
+  }
+
+  /**
+   * Subscribes upstream to the resources a `subscriptions/listen` stream names, for as long as it is open;
+   * returns what to call when it closes. A server that cannot subscribe is noted in the log, not an error.
+   */
+  watchResources(uris: readonly string[]): () => void {
+    this.leaveHub ??= this.core.hub.join(this.watcher);
+    const unique = [...new Set(uris)];
+    for (const uri of unique) {
+      const count = this.watched.get(uri) ?? 0;
+      this.watched.set(uri, count + 1);
+      if (count === 0) this.core.hub.subscribe(this.watcher, uri).catch((error: unknown) => this.core.log(`could not subscribe to "${uri}" for a 2026-07-28 listener: ${error instanceof Error ? error.message : String(error)}`));
+    }
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      for (const uri of unique) {
+        const count = (this.watched.get(uri) ?? 1) - 1;
+        if (count > 0) {
+          this.watched.set(uri, count);
+          continue;
+        }
+        this.watched.delete(uri);
+        void this.core.hub.unsubscribe(this.watcher, uri).catch(() => undefined);
+      }
+    };
   }
 
   /** Calls `listener` when a list that subscriptions/listen streams watch changed; returns the unsubscribe. */
@@ -86,7 +137,7 @@ export class ModernGateway {
     const core = this.core;
     const server = new Server(core.serverInfo, {
       // The tool list is the two gateway tools and never changes; resources and prompts do, with the servers.
-      capabilities: { tools: {}, logging: {}, resources: { listChanged: true }, prompts: { listChanged: true }, completions: {} },
+      capabilities: { tools: {}, logging: {}, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} },
       instructions: core.currentInstructions(false),
       requestState: { verify: (state, ctx) => this.codec.verify(state, ctx) },
     });
