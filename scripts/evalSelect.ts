@@ -28,6 +28,7 @@ import { replayCoverage, SwitchableUsageHints } from '../src/core/learning/cover
 import { historyRecords, REPLAY_MODEL_ID } from './evalSelectMemory';
 import { otherSplitsGeneralServers, readKindLabels, serverOfId } from './data/generalKinds';
 import { CATALOGUES, NON_ENGLISH_SERVERS } from './data/catalogueList';
+import { roundFourFigures, roundFourTable, type RoundFourFigures } from './evalRoundFour';
 
 const ROOT = path.resolve(__dirname, '..');
 const DATA = path.join(ROOT, 'data', 'benchmarks');
@@ -262,6 +263,9 @@ async function main(): Promise<void> {
       console.log(`\n${set.key}: ${set.queries.length} queries, ${set.tools.length} tools (router p50 ${router.latencyP50.toFixed(2)} ms per query)`);
       console.log(table(rows, set.team));
       console.log(curve(set, router.outcomes ?? [], DEFAULT_SELECTION_OPTIONS.cap));
+      const browserTools = new Set(readKindLabels().filter((l) => (l.kind as string) === 'browser').map((l) => l.tool));
+      const roundFour: RoundFourFigures | undefined = set.team ? roundFourFigures(set.queries, router.outcomes ?? [], browserTools) : undefined;
+      if (roundFour) console.log(roundFourTable(roundFour));
       const dumpAt = process.argv.indexOf('--dump-outcomes');
       if (dumpAt >= 0) fs.writeFileSync(path.join(process.argv[dumpAt + 1] ?? '.', `${set.key}.json`), JSON.stringify({ queries: set.queries, outcomes: router.outcomes }));
       summary[set.key] = {
@@ -270,6 +274,7 @@ async function main(): Promise<void> {
           sent_all: router.sentAll ?? 0,
           mean_sent: router.meanSelected ?? 0,
           ...(set.team ? { 'general_recall@25': router.generalRecall ?? 0, 'non_english_recall@25': router.nonEnglishRecall ?? 0 } : {}),
+          ...(roundFour ? { 'browser_recall@25': roundFour['browser_recall@25'], 'names_recall@25': roundFour['names_recall@25'], steps_group_sent_all: roundFour.groups['steps']?.sent_all ?? 0, steps_group_mean_sent: roundFour.groups['steps']?.mean_sent ?? 0 } : {}),
         },
         bm25,
       };

@@ -11,7 +11,7 @@
  * description → description, parameters → a string-typed input schema).
  *
  * Requests: written/*.jsonl, one `{"query", "gold": ["server_tool", …]}` a line, written by the team
- * (see data/requests/README.md). Every gold tool must exist, and every tool of a request must belong to
+ * (see data/requests/README.md), optionally with `general` kinds, `steps` (1–6) and a `group`. Every gold tool must exist, and every tool of a request must belong to
  * catalogues of one split: a request spanning a train and a test server would leak the test server.
  */
 import fs from 'node:fs';
@@ -29,6 +29,11 @@ const MAX_TOOL_NAME = 64;
 const MAX_DESCRIPTION = 500;
 /** A request needing more tools than this is a plan, not a request; the writers were asked for 1–5. */
 const MAX_GOLD = 6;
+/** `steps` counts what a task asks for, tools and unnamed needs alike, so it has the same ceiling. */
+const MAX_STEPS = MAX_GOLD;
+/** What a round-four request was written to exercise (see data/requests/README.md). */
+export const REQUEST_GROUPS = ['browse', 'dates', 'document', 'names', 'steps'] as const;
+export type RequestGroup = (typeof REQUEST_GROUPS)[number];
 
 interface Operation {
   api: string;
@@ -155,6 +160,10 @@ interface Written {
   gold: string[];
   /** General-purpose kinds the request needs without naming them (see generalKinds.ts). */
   general?: string[];
+  /** How many steps the task takes, as its writer counted them (1–6). */
+  steps?: unknown;
+  /** What the request was written to exercise (REQUEST_GROUPS). */
+  group?: unknown;
 }
 
 export interface BuiltQuery {
@@ -166,17 +175,35 @@ export interface BuiltQuery {
   general?: string[];
   /** Every general-purpose kind the request needs, including kinds no server of its split provides. */
   kinds?: string[];
+  steps?: number;
+  group?: RequestGroup;
+}
+
+/** The optional `steps` and `group` of a written line, or what is wrong with them. */
+function stepsAndGroup(w: Written): { steps?: number; group?: RequestGroup } | string {
+  const out: { steps?: number; group?: RequestGroup } = {};
+  if (w.steps !== undefined) {
+    if (typeof w.steps !== 'number' || !Number.isInteger(w.steps) || w.steps < 1 || w.steps > MAX_STEPS) return `"steps" must be a whole number from 1 to ${MAX_STEPS}, not ${JSON.stringify(w.steps)}`;
+    out.steps = w.steps;
+  }
+  if (w.group !== undefined) {
+    if (typeof w.group !== 'string' || !(REQUEST_GROUPS as readonly string[]).includes(w.group)) return `"group" must be one of ${REQUEST_GROUPS.join(', ')}, not ${JSON.stringify(w.group)}`;
+    out.group = w.group as RequestGroup;
+  }
+  return out;
 }
 
 /** A file named `general-<split>…` holds requests of that split; general-only requests take it from there. */
 const SPLIT_IN_NAME = /(?:^|-)(train|dev|test)(?:-|$)/;
 
-/** Reads and checks every written file; throws naming the file and line of the first problem. */
-export function assembleQueries(only?: ReadonlySet<string>, quiet = false): BuiltQuery[] {
+/**
+ * Reads and checks every written file (of `dir`, data/requests/written by default); throws naming the file
+ * and line of each problem.
+ */
+export function assembleQueries(only?: ReadonlySet<string>, quiet = false, dir = path.join(OUT, 'written')): BuiltQuery[] {
   const tools = readJsonl<RequestTool>(path.join(OUT, 'tools.jsonl'));
   const serverOf = new Map(tools.map((t) => [t.id, t.server]));
   const splitOf = new Map<string, CatalogueSplit>(CATALOGUES.map((c: Catalogue) => [c.server, c.split]));
-  const dir = path.join(OUT, 'written');
   const providers = kindProviders();
   const unresolved = new Map<string, number>();
   const out: BuiltQuery[] = [];
@@ -198,6 +225,8 @@ export function assembleQueries(only?: ReadonlySet<string>, quiet = false): Buil
         return;
       }
       if (typeof w.query !== 'string' || w.query.trim().length < 3) return void problems.push(`${where}: "query" must be a non-empty string`);
+      const extra = stepsAndGroup(w);
+      if (typeof extra === 'string') return void problems.push(`${where}: ${extra}`);
       const kinds = w.general ?? [];
       if (!Array.isArray(kinds) || kinds.some((k) => typeof k !== 'string' || !isGeneralKind(k))) return void problems.push(`${where}: "general" must list kinds of general-purpose need`);
       if (!Array.isArray(w.gold) || w.gold.length + kinds.length === 0 || w.gold.length + kinds.length > MAX_GOLD) return void problems.push(`${where}: "gold" and "general" must list 1–${MAX_GOLD} needs`);
@@ -224,7 +253,7 @@ export function assembleQueries(only?: ReadonlySet<string>, quiet = false): Buil
       if (seen.has(key)) return void problems.push(`${where}: same query as ${seen.get(key)}`);
       seen.set(key, where);
       if (gold.length === 0) return;
-      out.push({ id: `${stem}-${++n}`, split, query: w.query.trim(), gold, ...(general.length ? { general } : {}), ...(kinds.length ? { kinds: [...new Set(kinds)] } : {}) });
+      out.push({ id: `${stem}-${++n}`, split, query: w.query.trim(), gold, ...(general.length ? { general } : {}), ...(kinds.length ? { kinds: [...new Set(kinds)] } : {}), ...extra });
     });
   }
   if (problems.length) throw new Error(`${problems.length} problem(s) in data/requests/written:\n${problems.slice(0, 50).join('\n')}`);

@@ -49,7 +49,8 @@ export const CATALOGUES: readonly Catalogue[] = [
   mcp('memory', 'train'),
   mcp('filesystem', 'train', { general: true }),
   mcp('notion', 'test'),
-  mcp('playwright', 'test'),
+  // Also the test split's browser: a user has one, so it is general-purpose since round four.
+  mcp('playwright', 'test', { general: true }),
 
   // General-purpose servers: one per kind of need in each split.
   mcp('duckduckgo', 'train', { general: true }), // web_search (DuckDuckGo, keyless)
@@ -62,6 +63,13 @@ export const CATALOGUES: readonly Catalogue[] = [
   mcp('webresearch', 'test', { general: true }), // web_search, web_fetch (Google search, page visits)
   mcp('calculator', 'test', { general: true }), // calculate (add, sub, mul, div, mod, sqrt)
   mcp('markdownify', 'test', { general: true }), // convert_document (PDF, DOCX, PPTX, XLSX → Markdown); also reads web pages and Markdown files
+  // Round four: browsers for train and dev (Playwright is test's), train's clock and calculator, documents made.
+  mcp('chromedevtools', 'train', { general: true }), // browser (navigate, click, fill, snapshot, screenshot; also DevTools traces)
+  mcp('calctools', 'train', { general: true }), // time_now and calculate (clock, math, date arithmetic, units) among text utilities
+  mcp('pdfmaker', 'train', { general: true }), // convert_document (content → PDF: documents, layouts, résumés)
+  mcp('selenium', 'dev', { general: true }), // browser (a different driver and vocabulary from both other splits')
+  mcp('excel', 'dev', { general: true }), // convert_document (reads and writes .xlsx workbooks)
+  mcp('pptxmaker', 'test', { general: true }), // convert_document (builds .pptx decks), beside markdownify's reading direction
   // (end of general-purpose servers)
 
   // Servers whose tools are described in another language.
@@ -70,6 +78,9 @@ export const CATALOGUES: readonly Catalogue[] = [
   mcp('chatwork', 'dev', { language: 'ja' }), // Chatwork team chat: rooms, messages, tasks, contacts (Japanese)
   mcp('cloudbase', 'test', { language: 'zh' }), // Tencent CloudBase backend: environments, databases, functions, hosting, storage
   mcp('howtocook', 'test', { language: 'zh' }), // HowToCook recipes: browse, look up, meal plans
+  mcp('koreanlaw', 'train', { language: 'ko' }), // Korean statutes, ordinances and rulings (Korean): the first Korean catalogue, trained on
+  mcp('lark', 'dev', { language: 'zh' }), // Feishu/Lark: chats, messages, docs, bitable, wiki (its own Chinese descriptions)
+  mcp('freee', 'test', { language: 'ja' }), // freee accounting and HR API (Japanese): held out, unlike chatwork's Japanese in dev
   // (end of non-English servers)
 
   api('calendar', 'googleapis.com/calendar', 'train'),

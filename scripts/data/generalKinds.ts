@@ -18,14 +18,21 @@ export function isGeneralKind(kind: string): kind is GeneralKind {
   return (GENERAL_KINDS as readonly string[]).includes(kind);
 }
 
-/** Every label, in file order (files sorted by name); an unknown kind is an error naming the file. */
-export function readKindLabels(): Array<{ readonly tool: string; readonly kind: GeneralKind }> {
+/**
+ * Every label, in file order (files sorted by name). An unknown kind, or a tool labelled in two files, is an
+ * error naming the files: a tool has one kind, and readers map each tool to it.
+ */
+export function readKindLabels(dir = KINDS_DIR): Array<{ readonly tool: string; readonly kind: GeneralKind }> {
   const out: Array<{ tool: string; kind: GeneralKind }> = [];
-  if (!fs.existsSync(KINDS_DIR)) return out;
-  for (const file of fs.readdirSync(KINDS_DIR).filter((f) => f.endsWith('.json')).sort()) {
-    const labels = JSON.parse(fs.readFileSync(path.join(KINDS_DIR, file), 'utf8')) as Record<string, string>;
+  if (!fs.existsSync(dir)) return out;
+  const fileOf = new Map<string, string>();
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+    const labels = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as Record<string, string>;
     for (const [tool, kind] of Object.entries(labels)) {
       if (!isGeneralKind(kind)) throw new Error(`data/requests/kinds/${file}: "${tool}" has unknown kind "${kind}"; use one of ${GENERAL_KINDS.join(', ')}`);
+      const earlier = fileOf.get(tool);
+      if (earlier) throw new Error(`data/requests/kinds/${file}: "${tool}" is labelled in ${earlier} too; keep one label`);
+      fileOf.set(tool, file);
       out.push({ tool, kind });
     }
   }
@@ -38,11 +45,11 @@ export function serverOfId(id: string): string {
 }
 
 /** split → kind → the tool a written kind becomes in that split. */
-export function kindProviders(): Map<CatalogueSplit, Map<GeneralKind, string>> {
+export function kindProviders(labels = readKindLabels()): Map<CatalogueSplit, Map<GeneralKind, string>> {
   const generalSplit = new Map<string, CatalogueSplit>();
   for (const c of CATALOGUES) if (c.kind === 'mcp' && c.general) generalSplit.set(c.server, c.split);
   const out = new Map<CatalogueSplit, Map<GeneralKind, string>>();
-  for (const { tool, kind } of readKindLabels()) {
+  for (const { tool, kind } of labels) {
     const split = generalSplit.get(serverOfId(tool));
     if (!split) continue;
     const byKind = out.get(split) ?? new Map<GeneralKind, string>();

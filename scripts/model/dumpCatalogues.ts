@@ -20,6 +20,7 @@ import { REPO_ROOT } from './dataSets';
 import { GENERAL_SOURCES } from './catalogueSources/generalServers';
 import { NON_ENGLISH_SOURCES } from './catalogueSources/nonEnglishServers';
 import { PROBE_SOURCES } from './catalogueSources/probeServers';
+import { ROUND_FOUR_SOURCES } from './catalogueSources/roundFourServers';
 import type { CatalogueSource } from './catalogueSources/sourceTypes';
 
 const OUT_DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'catalogues');
@@ -40,6 +41,7 @@ const SOURCES: Record<string, CatalogueSource> = {
   notion: { command: 'npx', args: ['-y', `@notionhq/notion-mcp-server@${NOTION_SERVER_VERSION}`], producedWith: `npx -y @notionhq/notion-mcp-server@${NOTION_SERVER_VERSION} (MIT), stdio, no token (tools/list needs none)` },
   ...GENERAL_SOURCES,
   ...NON_ENGLISH_SOURCES,
+  ...ROUND_FOUR_SOURCES,
   ...PROBE_SOURCES,
 };
 
@@ -51,6 +53,28 @@ function packageVersion(source: CatalogueSource): string | undefined {
   if (!entry || !entry.includes('node_modules')) return undefined;
   const pkgJson = path.join(path.dirname(path.dirname(entry)), 'package.json');
   return fs.existsSync(pkgJson) ? (JSON.parse(fs.readFileSync(pkgJson, 'utf8')) as { version?: string }).version : undefined;
+}
+
+/** Processes started under `pid` (npx starts the server as a grandchild), read from /proc where there is one. */
+function descendantsOf(pid: number): number[] {
+  if (!fs.existsSync('/proc')) return [];
+  const parentOf = new Map<number, number>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The field after the parenthesised command name is the state, then the parent's id.
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // The process ended while the table was read.
+    }
+  }
+  const out: number[] = [];
+  for (let frontier = [pid]; frontier.length; ) {
+    frontier = [...parentOf].filter(([, parent]) => frontier.includes(parent)).map(([child]) => child);
+    out.push(...frontier);
+  }
+  return out;
 }
 
 async function dump(name: string, source: CatalogueSource): Promise<void> {
@@ -73,7 +97,16 @@ async function dump(name: string, source: CatalogueSource): Promise<void> {
     fs.writeFileSync(file, `${JSON.stringify({ server: name, serverInfo: server ?? null, packageVersion: packageVersion(source) ?? null, note, tools }, null, 2)}\n`);
     process.stdout.write(`${name}: ${tools.length} tools → ${path.relative(REPO_ROOT, file)}\n`);
   } finally {
+    // Some servers outlive their stdin (one keeps an HTTP file server open): end what this dump started.
+    const started = transport.pid ? descendantsOf(transport.pid) : [];
     await client.close();
+    for (const pid of started) {
+      try {
+        process.kill(pid);
+      } catch {
+        // Already gone.
+      }
+    }
   }
 }
 

@@ -28,6 +28,10 @@ export interface DataQuery {
    * kinds that no catalogue of its split provides and that are therefore not in `general`.
    */
   readonly kinds?: readonly string[];
+  /** How many steps the task has, as its writer counted them (round-four team requests). */
+  readonly steps?: number;
+  /** Which round-four group the request was written for: browse, dates, document, names or steps. */
+  readonly group?: string;
 }
 
 export class DataFormatError extends Error {}
@@ -93,7 +97,9 @@ export function loadQueriesFile(file: string, split?: string): DataQuery[] {
       const gold = Array.isArray(q['gold']) ? q['gold'].map(String) : [];
       const general = Array.isArray(q['general']) ? q['general'].map(String) : undefined;
       const kinds = Array.isArray(q['kinds']) && q['kinds'].length > 0 ? q['kinds'].map(String) : undefined;
-      return { id: String(q['id'] ?? i + 1), split: String(q['split'] ?? ''), query: q['query'], gold, ...(general ? { general } : {}), ...(kinds ? { kinds } : {}) };
+      const steps = typeof q['steps'] === 'number' ? q['steps'] : undefined;
+      const group = typeof q['group'] === 'string' ? q['group'] : undefined;
+      return { id: String(q['id'] ?? i + 1), split: String(q['split'] ?? ''), query: q['query'], gold, ...(general ? { general } : {}), ...(kinds ? { kinds } : {}), ...(steps !== undefined ? { steps } : {}), ...(group ? { group } : {}) };
     });
 }
 

@@ -17,7 +17,7 @@ import type { SelectableTool } from './selectionTypes';
 import { splitIdentifiers } from '../embedding/textPreprocess';
 
 /** The kinds of general-purpose need, as the training data labels them. */
-export const GENERAL_KINDS = ['file_write', 'file_read', 'file_list', 'time_now', 'web_fetch', 'web_search', 'calculate', 'convert_document'] as const;
+export const GENERAL_KINDS = ['file_write', 'file_read', 'file_list', 'time_now', 'web_fetch', 'web_search', 'calculate', 'convert_document', 'browser'] as const;
 export type GeneralKind = (typeof GENERAL_KINDS)[number];
 
 /** How each kind reads in a reason: "the prompt names a file path → files_write_file (writes files)". */
@@ -30,6 +30,7 @@ export const KIND_LABELS: Readonly<Record<GeneralKind, string>> = {
   web_search: 'searches the web',
   calculate: 'calculates',
   convert_document: 'converts documents',
+  browser: 'browses web pages',
 };
 
 /** A feature of a prompt, with the words it came from (for the reason). */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { assembleQueries } from '../../../scripts/data/buildRequestSet';
 import { CATALOGUES } from '../../../scripts/data/catalogueList';
@@ -61,5 +62,31 @@ describe('the team-written request set (data/requests)', () => {
   it('about half the requests need several tools', () => {
     const multi = queries.filter((q) => q.gold.length >= 2).length / queries.length;
     assert.ok(multi >= 0.3 && multi <= 0.8, `${(multi * 100).toFixed(0)}% need 2+ tools`);
+  });
+
+  it('carries a line\'s steps and group into queries.jsonl, and refuses bad ones naming the line', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'written-'));
+    const line = (extra: Record<string, unknown>): string => JSON.stringify({ query: `book the offsite ${JSON.stringify(extra)}`, gold: ['calendar_events_insert'], ...extra });
+    fs.writeFileSync(path.join(dir, 'a.jsonl'), `${line({ steps: 2, group: 'dates' })}\n${line({})}\n`);
+    const [withBoth, without] = assembleQueries(undefined, true, dir);
+    assert.equal(withBoth!.steps, 2);
+    assert.equal(withBoth!.group, 'dates');
+    assert.ok(!('steps' in without!) && !('group' in without!));
+    for (const [extra, message] of [
+      [{ steps: 0 }, /a\.jsonl:1: "steps" must be a whole number from 1 to 6, not 0/],
+      [{ steps: 2.5 }, /"steps" must be a whole number/],
+      [{ steps: '3' }, /"steps" must be a whole number from 1 to 6, not "3"/],
+      [{ steps: 7 }, /"steps" must be a whole number/],
+      [{ group: 'shopping' }, /a\.jsonl:1: "group" must be one of browse, dates, document, names, steps, not "shopping"/],
+    ] as const) {
+      fs.writeFileSync(path.join(dir, 'a.jsonl'), `${line(extra)}\n`);
+      assert.throws(() => assembleQueries(undefined, true, dir), message);
+    }
+  });
+
+  it('round-four lines keep their steps and group', () => {
+    const grouped = queries.filter((q) => q.group !== undefined);
+    assert.ok(grouped.length > 0, 'no request has a group');
+    for (const q of grouped) assert.ok(q.steps === undefined || (Number.isInteger(q.steps) && q.steps >= 1 && q.steps <= 6), q.id);
   });
 });
