@@ -6,6 +6,7 @@ import { loadQueriesFile, loadToolsFile, retrievalMetrics, METRIC_NAMES, type Da
 import { catalogueFromData, evaluateSelection, selectedRecall, type QueryOutcome } from '../core/evaluation/selectionEvaluation';
 import { createSelectionEngine, type EmbeddingProvider, type EmbeddingSettings } from '../core/selection/selectionEngine';
 import { readAsText, type SelectableTool, type Selection } from '../core/selection/selectionTypes';
+import { nearMissLines } from '../core/selection/selectionText';
 import type { CallPolicy } from '../core/policy/callPolicy';
 
 /**
@@ -81,6 +82,7 @@ export function formatSelection(s: Selection): string {
     lines.push('dropped:');
     for (const d of s.dropped) lines.push(`  ${d.name}  (${d.by}) ${d.reason}`);
   }
+  if (s.nearMisses.length) lines.push(`not sent (the best ${s.nearMisses.length} ranked tools left out):`, ...nearMissLines(s, '  '));
   for (const issue of s.issues) lines.push(`issue: ${issue}`);
   lines.push(`timings (ms): ${Object.entries(s.timingsMs).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}`);
   return `${lines.join('\n')}\n`;

@@ -6,6 +6,7 @@ import {
   coalesce,
   describeRejected,
   isExplain,
+  isPinTool,
   isReady,
   isResetCostWindow,
   isResume,
@@ -14,13 +15,15 @@ import {
   isWebviewMessage,
   type ExtensionMessage,
   type PanelState,
+  type PinReply,
   type ServersView,
   type TurnView,
 } from '../webview/protocol';
+import { pinRefusal } from '../webview/nearMissView';
 import type { RouterParticipant, TurnRecord } from './chatParticipant';
 import type { RouterService } from './routerService';
 import type { SelectionService } from './selectionService';
-import { COMMANDS, VIEW_PANEL } from './settings';
+import { COMMANDS, SETTINGS_SECTION, VIEW_PANEL } from './settings';
 
 /**
  * The Tool Router panel: a webview view that follows every `@router` turn (selection, calls, guard
@@ -36,6 +39,8 @@ export const PANEL_POLL_MS = 1000;
 export const PANEL_STATE_TURNS = 20;
 /** Tool descriptions are cut to this for the panel; the full text is in Call Tool…. */
 const MAX_DESCRIPTION_CHARS = 300;
+/** The core-tools setting, under SETTINGS_SECTION: the list Pin adds to. */
+const CORE_TOOLS_KEY = 'selection.coreTools';
 
 export class RouterPanel implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
@@ -142,6 +147,32 @@ export class RouterPanel implements vscode.WebviewViewProvider, vscode.Disposabl
       if (record) this.post({ type: 'turn', turn: turnView(record) });
     } else if (isShowServerLog(message)) {
       await vscode.commands.executeCommand(COMMANDS.showServerLog, message.server);
+    } else if (isPinTool(message)) {
+      this.post({ type: 'pinned', ...(await this.pin(message.tool)) });
+    }
+  }
+
+  /**
+   * Adds `tool` to the core tools, which are sent with every prompt: in the workspace's settings, or the
+   * user's when no folder is open. It starts from the list in force, so a user-level list is not lost.
+   */
+  private async pin(tool: string): Promise<PinReply> {
+    const scope = vscode.workspace.workspaceFolders?.length ? 'workspace' : 'user';
+    const refusal = pinRefusal(tool, new Set(this.service.router.listTools().map((t) => t.name)));
+    if (refusal) return { tool, outcome: 'refused', scope, detail: refusal };
+    const inForce = settings.get(CORE_TOOLS_KEY);
+    if (inForce.includes(tool)) return { tool, outcome: 'already', scope };
+    const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+    const set = config.inspect<string[]>(CORE_TOOLS_KEY);
+    const base = (scope === 'workspace' ? set?.workspaceValue : set?.globalValue) ?? inForce;
+    try {
+      await config.update(CORE_TOOLS_KEY, [...base, tool], scope === 'workspace' ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global);
+      this.service.log.info(`Tool Router panel: pinned ${tool} (${SETTINGS_SECTION}.${CORE_TOOLS_KEY}, ${scope} settings).`);
+      return { tool, outcome: 'added', scope };
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      this.service.log.warn(`Tool Router panel: could not pin ${tool}: ${detail}`);
+      return { tool, outcome: 'failed', scope, detail };
     }
   }
 
@@ -246,7 +277,11 @@ export class RouterPanel implements vscode.WebviewViewProvider, vscode.Disposabl
 <title>${escapeAttribute(vscode.l10n.t('Tool Router'))}</title>
 </head>
 <body>
-<main id="app" aria-live="polite"><p class="muted">${escapeAttribute(vscode.l10n.t('Loading…'))}</p></main>
+<main>
+<h1 class="visually-hidden">${escapeAttribute(vscode.l10n.t('Tool Router'))}</h1>
+<p id="status" class="status" role="status"></p>
+<div id="app"><p class="muted">${escapeAttribute(vscode.l10n.t('Loading…'))}</p></div>
+</main>
 <script nonce="${nonce}" src="${script.toString()}"></script>
 </body>
 </html>`;

@@ -3,7 +3,8 @@ import * as vscode from 'vscode';
 import { EmbeddingError } from '../core/embedding/embedder';
 import { downloadModelFolder } from '../core/embedding/modelDownload';
 import { downloadPinnedModel, findPinnedModel, isPinnedModelInstalled, PINNED_MODELS, pinnedModelBytes, type PinnedModel } from '../core/embedding/pinnedModels';
-import { readAsText, type Selection } from '../core/selection/selectionTypes';
+import { explainText } from '../core/selection/selectionText';
+import type { Selection } from '../core/selection/selectionTypes';
 import type { ResultDocuments } from './callToolCommand';
 import type { RouterService } from './routerService';
 import type { SelectionService } from './selectionService';
@@ -11,7 +12,8 @@ import { SETTINGS_SECTION } from './settings';
 
 /**
  * Explain Selection…, Download Model… and Set Embeddings API Key. Explain runs selection on a typed
- * prompt without calling a model, and shows every chosen and dropped tool with its scores and reasons.
+ * prompt without calling a model, and shows every chosen, dropped and near-miss tool with its scores and
+ * reasons (selectionText.ts).
  */
 
 export async function explainSelection(selection: SelectionService, results: ResultDocuments, arg?: { prompt?: string; quiet?: boolean }): Promise<Selection | undefined> {
@@ -21,30 +23,10 @@ export async function explainSelection(selection: SelectionService, results: Res
   if (!prompt) return undefined;
   const result = await selection.select(prompt);
   if (!arg?.quiet) {
-    const doc = await vscode.workspace.openTextDocument(results.add('selection', describeSelection(result), 'txt'));
+    const doc = await vscode.workspace.openTextDocument(results.add('selection', explainText(result), 'txt'));
     await vscode.window.showTextDocument(doc, { preview: true });
   }
   return result;
-}
-
-/** A plain-text account of a selection (the panel shows the same with bars). */
-export function describeSelection(s: Selection): string {
-  const lines = [
-    `Prompt: ${s.prompt.replace(/\n/g, ' ')}`,
-    `Method: ${s.method}${s.methodNote ? ` — ${s.methodNote}` : ''}`,
-    ...(s.readAs?.length ? [`Spelling: ${readAsText(s)}`] : []),
-    `${s.tools.length} tools sent, ~${s.tokens.selected} of ${s.tokens.catalogue} catalogue tokens; cutoff ${s.threshold}`,
-    '',
-  ];
-  for (const t of s.tools) {
-    const scores = [t.score !== undefined ? `score ${t.score.toFixed(2)}` : '', t.cosine !== undefined ? `cosine ${t.cosine.toFixed(2)}` : '', t.lexical !== undefined ? `lexical ${t.lexical.toFixed(2)}` : ''].filter(Boolean).join(', ');
-    lines.push(`+ ${t.name}  [${t.stages.join(', ')}] ${scores}\n    ${t.reason}`);
-  }
-  if (s.dropped.length) lines.push('', 'Left out:');
-  for (const d of s.dropped) lines.push(`- ${d.name}  (${d.by}) ${d.reason}`);
-  if (s.issues.length) lines.push('', '// Issues:', ...s.issues.map((i) => `! ${i}`));
-  lines.push('', `// Timings (ms): ${Object.entries(s.timingsMs).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}`);
-  return `${lines.join('\n')}\n`;
 }
 
 /** What Download Model… accepts as a command argument (tests and the first-run offer pass these). */

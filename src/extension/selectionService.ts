@@ -162,6 +162,8 @@ export class SelectionService implements vscode.Disposable {
     if (engine.embedderProblem) this.service.log.warn(`Tool selection uses keywords only: ${engine.embedderProblem}`);
     for (const issue of engine.selector.issues) this.service.log.warn(`Selection settings: ${issue}`);
     engine.selector.setCatalogue(this.service.router.listTools());
+    // The model's session starts while the servers are still starting, not when the first prompt comes.
+    void engine.warmUp();
     this.latest = engine;
     this.service.log.info(`Tool selection ready (${embeddings.provider === 'none' ? 'keywords only' : `${embeddings.provider} embeddings, model ${embeddings.model}`}).`);
     return engine;

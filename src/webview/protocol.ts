@@ -3,7 +3,7 @@ import type { FoundTool, TurnCall, TurnWarning } from '../core/chat/chatTurn';
 import type { ServerStatus } from '../core/connection/serverConnection';
 import type { CostSnapshot } from '../core/guards/costMonitor';
 import type { LoopTurnHistory } from '../core/guards/loopDetector';
-import type { Selection } from '../core/selection/selectionTypes';
+import type { NearMiss, NearMissWhy, Selection } from '../core/selection/selectionTypes';
 import { isRecord } from '../core/util/isRecord';
 
 /**
@@ -14,10 +14,13 @@ import { isRecord } from '../core/util/isRecord';
  *
  * Handshake: the webview posts `ready`; the extension answers with one `state` snapshot, then only
  * updates (`turnAdded`, `cost`, `servers`, `loops`), batched so a busy turn sends a few messages, not many.
+ * Replies (`explained`, `explainFailed`, `turn`, `pinned`) answer one request each and are never dropped.
  */
 
 /** Longest prompt the webview may ask to explain: a chat prompt, not a document. */
 export const MAX_EXPLAIN_PROMPT_CHARS = 10_000;
+/** Longest tool name the webview may ask to pin: MCP names are at most 128 characters, plus the server prefix. */
+export const MAX_TOOL_NAME_CHARS = 256;
 
 // ---------------------------------------------------------------------------------------------------
 // Data carried by the messages
@@ -88,7 +91,9 @@ export type WebviewMessage =
   | { readonly type: 'resume' }
   | { readonly type: 'resetCostWindow' }
   | { readonly type: 'selectTurn'; readonly turn: number }
-  | { readonly type: 'showServerLog'; readonly server: string };
+  | { readonly type: 'showServerLog'; readonly server: string }
+  /** Adds a tool the selection did not send to the workspace's core tools (`toolRouter.selection.coreTools`). */
+  | { readonly type: 'pinTool'; readonly tool: string };
 
 
 function hasType(value: unknown, type: string): value is Record<string, unknown> {
@@ -125,9 +130,15 @@ export function isShowServerLog(m: unknown): m is Extract<WebviewMessage, { type
   return typeof server === 'string' && server.length > 0 && server.length <= 200;
 }
 
+export function isPinTool(m: unknown): m is Extract<WebviewMessage, { type: 'pinTool' }> {
+  if (!hasType(m, 'pinTool')) return false;
+  const tool = m['tool'];
+  return typeof tool === 'string' && tool.trim().length > 0 && tool.length <= MAX_TOOL_NAME_CHARS;
+}
+
 /** The run-time check the extension applies to every message from the webview. */
 export function isWebviewMessage(m: unknown): m is WebviewMessage {
-  return isReady(m) || isExplain(m) || isResume(m) || isResetCostWindow(m) || isSelectTurn(m) || isShowServerLog(m);
+  return isReady(m) || isExplain(m) || isResume(m) || isResetCostWindow(m) || isSelectTurn(m) || isShowServerLog(m) || isPinTool(m);
 }
 
 /** A short, safe description of a rejected message for the log (never its whole content). */
@@ -141,6 +152,18 @@ export function describeRejected(m: unknown): string {
 // ---------------------------------------------------------------------------------------------------
 // Extension → webview
 
+/**
+ * How a pin request ended: `added` to the settings of `scope`, `already` a core tool, `refused` (the
+ * extension would not write it, e.g. no such tool), or `failed` to write; `detail` says why for the last two.
+ */
+export interface PinReply {
+  readonly tool: string;
+  readonly outcome: 'added' | 'already' | 'refused' | 'failed';
+  /** Where the setting was written: the workspace, or the user's settings when no folder is open. */
+  readonly scope: 'workspace' | 'user';
+  readonly detail?: string;
+}
+
 export type ExtensionMessage =
   | { readonly type: 'state'; readonly state: PanelState }
   | { readonly type: 'turnAdded'; readonly turn: TurnView; readonly loops: readonly LoopTurnHistory[] }
@@ -148,7 +171,8 @@ export type ExtensionMessage =
   | { readonly type: 'cost'; readonly cost: CostSnapshot }
   | { readonly type: 'servers'; readonly servers: ServersView; readonly descriptions: Readonly<Record<string, string>> }
   | { readonly type: 'explained'; readonly id: number; readonly selection: Selection }
-  | { readonly type: 'explainFailed'; readonly id: number; readonly prompt: string; readonly message: string };
+  | { readonly type: 'explainFailed'; readonly id: number; readonly prompt: string; readonly message: string }
+  | ({ readonly type: 'pinned' } & PinReply);
 
 /** A request id: a positive whole number the webview counts up. */
 function isRequestId(v: unknown): v is number {
@@ -156,7 +180,31 @@ function isRequestId(v: unknown): v is number {
 }
 
 function isSelectionShape(s: unknown): s is Selection {
-  return isRecord(s) && typeof s['prompt'] === 'string' && typeof s['method'] === 'string' && Array.isArray(s['tools']) && Array.isArray(s['dropped']) && typeof s['threshold'] === 'number' && isRecord(s['tokens']) && isReadAs(s['readAs']);
+  return isRecord(s) && typeof s['prompt'] === 'string' && typeof s['method'] === 'string' && Array.isArray(s['tools']) && Array.isArray(s['dropped']) && typeof s['threshold'] === 'number' && isRecord(s['tokens']) && isReadAs(s['readAs']) && isNearMisses(s['nearMisses']);
+}
+
+const NEAR_MISS_WHYS: ReadonlySet<unknown> = new Set<NearMissWhy>(['below-count', 'below-cutoff', 'over-cap', 'policy']);
+
+function isOptionalNumber(v: unknown): boolean {
+  return v === undefined || (typeof v === 'number' && Number.isFinite(v));
+}
+
+/** The tools a selection did not send: absent (older selections), or a list of well-formed near misses. */
+function isNearMisses(n: unknown): boolean {
+  return n === undefined || (Array.isArray(n) && n.every(isNearMissShape));
+}
+
+function isNearMissShape(n: unknown): n is NearMiss {
+  return (
+    isRecord(n) &&
+    typeof n['name'] === 'string' &&
+    typeof n['score'] === 'number' &&
+    Number.isFinite(n['score']) &&
+    isOptionalNumber(n['cosine']) &&
+    isOptionalNumber(n['lexical']) &&
+    NEAR_MISS_WHYS.has(n['why']) &&
+    typeof n['reason'] === 'string'
+  );
 }
 
 /** The typos a selection read as other words: absent, or a list of {from, to} strings. */
@@ -242,8 +290,15 @@ export function isExplainFailedMessage(m: unknown): m is Extract<ExtensionMessag
   return hasType(m, 'explainFailed') && isRequestId(m['id']) && typeof m['prompt'] === 'string' && typeof m['message'] === 'string';
 }
 
+const PIN_OUTCOMES: ReadonlySet<unknown> = new Set<PinReply['outcome']>(['added', 'already', 'refused', 'failed']);
+const PIN_SCOPES: ReadonlySet<unknown> = new Set<PinReply['scope']>(['workspace', 'user']);
+
+export function isPinnedMessage(m: unknown): m is Extract<ExtensionMessage, { type: 'pinned' }> {
+  return hasType(m, 'pinned') && typeof m['tool'] === 'string' && PIN_OUTCOMES.has(m['outcome']) && PIN_SCOPES.has(m['scope']) && (m['detail'] === undefined || typeof m['detail'] === 'string');
+}
+
 export function isExtensionMessage(m: unknown): m is ExtensionMessage {
-  return isStateMessage(m) || isTurnAddedMessage(m) || isTurnMessage(m) || isCostMessage(m) || isServersMessage(m) || isExplainedMessage(m) || isExplainFailedMessage(m);
+  return isStateMessage(m) || isTurnAddedMessage(m) || isTurnMessage(m) || isCostMessage(m) || isServersMessage(m) || isExplainedMessage(m) || isExplainFailedMessage(m) || isPinnedMessage(m);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -261,7 +316,7 @@ export function coalesce(messages: readonly ExtensionMessage[]): ExtensionMessag
   const stateAt = lastIndex.get('state');
   return messages.filter((m, i) => {
     // A full state makes every earlier update redundant.
-    if (stateAt !== undefined && i < stateAt && m.type !== 'explained' && m.type !== 'explainFailed' && m.type !== 'turn') return false;
+    if (stateAt !== undefined && i < stateAt && m.type !== 'explained' && m.type !== 'explainFailed' && m.type !== 'turn' && m.type !== 'pinned') return false;
     if (m.type === 'cost' || m.type === 'servers' || m.type === 'state') return lastIndex.get(m.type) === i;
     return true;
   });

@@ -381,6 +381,8 @@ export function rateView(snapshot: CostSnapshot): RateView {
 
 export interface CostSummaryView {
   readonly paused: boolean;
+  /** When this pause began: a new pause is a new alert, the same pause is not announced again. */
+  readonly pausedAt?: number;
   readonly pausedTitle?: string;
   readonly pausedMessage?: string;
   readonly totalText: string;
@@ -393,7 +395,7 @@ export function costSummary(snapshot: CostSnapshot): CostSummaryView {
   const pause = snapshot.paused;
   return {
     paused: pause !== undefined,
-    ...(pause ? { pausedTitle: pause.limit === 'hourly-cap' ? 'Paused: the hourly cap was reached' : 'Paused: token usage spiked', pausedMessage: pause.message } : {}),
+    ...(pause ? { pausedAt: pause.at, pausedTitle: pause.limit === 'hourly-cap' ? 'Paused: the hourly cap was reached' : 'Paused: token usage spiked', pausedMessage: pause.message } : {}),
     totalText:
       `${formatTokens(snapshot.totals.tokens)} tokens this hour (${formatTokens(snapshot.totals.promptTokens)} prompt, ${formatTokens(snapshot.totals.completionTokens)} completion)` +
       (cap > 0 ? `; ${formatTokens(snapshot.countedTokens)} of the ${formatTokens(cap)} cap counted` : '; no cap'),

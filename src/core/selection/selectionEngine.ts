@@ -114,6 +114,13 @@ export interface SelectionEngine {
    * shared index's texts).
    */
   createSelector(usage?: UsageHints): ToolSelector;
+  /** Writes the tool vectors embedded so far to the disk cache now (it otherwise waits for a quiet moment). */
+  flush(): Promise<void>;
+  /**
+   * Starts a local model's session now, so the first prompt does not wait for it (a cached catalogue never
+   * needs the model until a prompt comes). Never rejects: a model that fails says so when it is used.
+   */
+  warmUp(): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -206,6 +213,13 @@ export async function createSelectionEngine(options: SelectionEngineOptions): Pr
     ...(embedderFallback ? { embedderFallback } : {}),
     ...(options.quarantine ? { quarantine: options.quarantine } : {}),
     createSelector: (usage) => new ToolSelector(selectionOptions, { ...deps, ...(usage ? { usage } : {}) }),
+    warmUp: async () => {
+      // A local model only: warming an HTTP endpoint would spend a paid request on nothing.
+      if (embedder instanceof OnnxEmbedder) await embedder.warmUp().catch(() => undefined);
+    },
+    flush: async () => {
+      if (toolEmbedder instanceof CachedEmbedder) await toolEmbedder.flush();
+    },
     dispose: async () => {
       index?.dispose();
       await toolEmbedder?.dispose();

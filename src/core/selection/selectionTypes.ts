@@ -70,8 +70,8 @@ export interface Selection {
   readonly methodNote?: string;
   readonly tools: readonly ChosenTool[];
   readonly dropped: readonly DroppedTool[];
-  /** The best tools that were not sent, best first: at least the next 10 when that many were ranked. */
-  readonly nearMisses?: readonly NearMiss[];
+  /** The best ranked tools that were not sent, best first (nearMisses.ts): the next 10 when that many were ranked; empty when nothing was ranked. */
+  readonly nearMisses: readonly NearMiss[];
   /** Every tool's fused score, best first (for the panel's score bars); empty when nothing was scored. */
   readonly ranking: ReadonlyArray<{ readonly name: string; readonly score: number; readonly cosine?: number; readonly lexical?: number }>;
   /** The fused score a ranked tool needed to be sent (the best score minus the margin; 0 when nothing was scored). */

@@ -37,10 +37,49 @@ export function serverStrengths(scores: ArrayLike<number>, servers: readonly str
 
 /** Adds `weight × strength(server)` to each tool's score, in place. No-op with one server or weight 0. */
 export function boostByServer(scores: Float64Array, servers: readonly string[], weight: number): void {
-  if (weight === 0) return;
-  const strengths = serverStrengths(scores, servers);
-  if (strengths.size < 2) return;
-  for (let i = 0; i < scores.length; i++) scores[i] = scores[i]! + weight * strengths.get(servers[i]!)!;
+  const { ids, count } = serverIdsOf(servers);
+  boostByServerIds(scores, ids, count, weight);
+}
+
+/** Each tool's server as a number (servers numbered in order of first appearance), and how many servers there are. */
+export function serverIdsOf(servers: readonly string[]): { ids: Int32Array; count: number } {
+  const numbers = new Map<string, number>();
+  const ids = new Int32Array(servers.length);
+  for (let i = 0; i < servers.length; i++) {
+    let id = numbers.get(servers[i]!);
+    if (id === undefined) numbers.set(servers[i]!, (id = numbers.size));
+    ids[i] = id;
+  }
+  return { ids, count: numbers.size };
+}
+
+/**
+ * {@link boostByServer} with the servers numbered once per catalogue ({@link serverIdsOf}), as selection runs
+ * it on every prompt: the same strengths, kept in flat arrays instead of a map of lists.
+ */
+export function boostByServerIds(scores: Float64Array, ids: Int32Array, count: number, weight: number, top = SERVER_TOP_SCORES): void {
+  if (weight === 0 || count < 2) return;
+  // Each server's best `top` scores, best first, and how many it has so far.
+  const best = new Float64Array(count * top);
+  const filled = new Int32Array(count);
+  for (let i = 0; i < scores.length; i++) {
+    const base = ids[i]! * top;
+    const v = scores[i]!;
+    let at = filled[ids[i]!]!;
+    if (at === top && !(v > best[base + top - 1]!)) continue;
+    if (at < top) filled[ids[i]!]!++;
+    else at = top - 1;
+    for (; at > 0 && v > best[base + at - 1]!; at--) best[base + at] = best[base + at - 1]!;
+    best[base + at] = v;
+  }
+  // The mean summed best first, as serverStrengths does, so the boost is the same to the last bit.
+  const strength = new Float64Array(count);
+  for (let s = 0; s < count; s++) {
+    let sum = 0;
+    for (let j = 0; j < filled[s]!; j++) sum += best[s * top + j]!;
+    strength[s] = sum / filled[s]!;
+  }
+  for (let i = 0; i < scores.length; i++) scores[i] = scores[i]! + weight * strength[ids[i]!]!;
 }
 
 export interface ServerPolicy {

@@ -33,6 +33,7 @@ export class ToolIndex {
   private disposed = false;
   private wanted = new Set<string>();
   private changes = 0;
+  private counted: { version: number; ready: number; total: number } | undefined;
 
   /**
    * @param embedder embeds tool texts (usually through the disk cache)
@@ -71,10 +72,14 @@ export class ToolIndex {
     return this.vectors.get(text);
   }
 
+  /** How many wanted texts have a vector; counted again only after a change, as it is asked on every prompt. */
   readiness(): { ready: number; total: number } {
-    let ready = 0;
-    for (const t of this.wanted) if (this.vectors.has(t)) ready++;
-    return { ready, total: this.wanted.size };
+    if (this.counted?.version !== this.changes) {
+      let ready = 0;
+      for (const t of this.wanted) if (this.vectors.has(t)) ready++;
+      this.counted = { version: this.changes, ready, total: this.wanted.size };
+    }
+    return { ready: this.counted.ready, total: this.counted.total };
   }
 
   /** Resolves when every wanted text has a vector (or embedding failed). */

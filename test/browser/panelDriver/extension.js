@@ -35,10 +35,30 @@ async function runTurn(which) {
   void vscode.window.showInformationMessage(`Panel test turn "${which}" finished: ${text.join('').slice(0, 80)}`);
 }
 
+/** Tokens the cost tick adds, so the panel's totals visibly change; far below any limit the test sets first. */
+const TICK_USAGE = { promptTokens: 7, completionTokens: 3, calls: 1 };
+/** The tick lands this long after the command, so the test can first put the focus back in the panel. */
+const TICK_DELAY_MS = 3000;
+
+/**
+ * What the panel gets once a minute, on demand: a little usage (so the numbers change) and the cost
+ * message the panel's poll sends, so the test need not wait a minute to see the update land in place.
+ */
+async function costTick() {
+  const routerExt = vscode.extensions.getExtension(ROUTER_ID);
+  if (!routerExt) throw new Error(`missing ${ROUTER_ID}`);
+  const router = routerExt.isActive ? routerExt.exports : await routerExt.activate();
+  setTimeout(() => {
+    router.cost.record(TICK_USAGE);
+    router.panel.refreshCost();
+  }, TICK_DELAY_MS);
+}
+
 function activate(context) {
   for (const which of Object.keys(TURNS)) {
     context.subscriptions.push(vscode.commands.registerCommand(`toolRouterPanelTest.${which}`, () => runTurn(which)));
   }
+  context.subscriptions.push(vscode.commands.registerCommand('toolRouterPanelTest.costTick', costTick));
 }
 
 module.exports = { activate };

@@ -20,6 +20,7 @@ export function sampleSelection(overrides: Partial<Selection> = {}): Selection {
       { name: 'memory_delete_entities', score: 0.9, stages: ['embedding'], by: 'destructive', reason: 'marked destructive' },
       { name: 'everything_add', stages: ['keyword:math'], by: 'cap', reason: 'over the cap of 25 (tier 3)' },
     ],
+    nearMisses: [],
     ranking: [
       { name: 'memory_create_entities', score: 1.8, cosine: 0.62 },
       { name: 'memory_add_observations', score: 1.1, cosine: 0.41 },

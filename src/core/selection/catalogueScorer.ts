@@ -1,0 +1,320 @@
+import { splitClauses } from './clauses';
+import { CompanionIndex, type Companion } from './companions';
+import { fileTypeWords } from './fileTypes';
+import { liftGeneralTools, type GeneralLift } from './generalLift';
+import type { GeneralKind, GeneralNeeds } from './generalNeeds';
+import { isUnspaced } from './lexicalTerms';
+import { PackedVectors } from './cosineScan';
+import { topIndices, zScores } from './rankMath';
+import type { SelectableTool } from './selectionTypes';
+import type { SelectionOptions } from './selectionOptions';
+import { boostByServerIds, serverIdsOf } from './serverAware';
+import type { ToolIndex } from './toolIndex';
+
+/**
+ * The scoring stage: for a prompt, one fused relevance score per tool of one catalogue. Lexical (BM25F)
+ * and embedding cosine are fused by z-score, then, in order: clause matching, usage hints, the server
+ * boost, unnamed needs and companion listers. Built once per catalogue with everything it derives from it.
+ */
+
+/** Scores every tool of a catalogue for a query, aligned with the catalogue's order. */
+export interface LexicalScorer {
+  score(query: string): ArrayLike<number>;
+}
+
+/**
+ * The seam for learning from use: for a prompt, how strongly each tool was needed by similar past prompts.
+ * Implemented by the usage memory (src/core/learning); the selector only adds the hints to its scores.
+ */
+export interface UsageHints {
+  /**
+   * Tool name → strength in [0, 1] (1: a near-identical recent prompt needed it). `vector` is the prompt's
+   * embedding (unit length) when the embedder ran, else undefined. Tools not in the map get nothing.
+   */
+  hintsFor(prompt: string, vector: Float32Array | undefined): ReadonlyMap<string, number>;
+}
+
+/**
+ * How far a usage hint of 1 lifts a tool, in z-score units of the fused ranking: enough to carry a tool a
+ * near-identical past prompt needed from the middle of the ranking into the top 5, while a weak hint
+ * (a loosely similar prompt, or an old one after decay) only breaks near-ties.
+ */
+export const USAGE_HINT_WEIGHT = 2;
+
+/** A companion lister is lifted to this far (z-score units) below the tool it serves, so it ranks beside it. */
+export const COMPANION_BELOW = 0.1;
+/**
+ * …but no higher than just below the best this many tools. Right beside the tool it served, a companion
+ * pushed Seal-Tools' second needed tools out of the top five (recall@5 90.7 → 87.3); below the best five
+ * it costs none there, and the team splits send the same tools (dev recall@5 52.2 → 51.4, test 48.8 → 49.1).
+ */
+export const COMPANION_RANK = 5;
+
+export interface Scores {
+  readonly fused: Float64Array;
+  readonly cosine?: Float64Array;
+  readonly hasCosine?: Uint8Array;
+  readonly lexical?: Float64Array;
+  /** Usage hints added to `fused` (0 where none). */
+  readonly usage?: Float64Array;
+}
+
+export interface ScoreResult {
+  readonly scores?: Scores;
+  readonly usedEmbedding: boolean;
+  readonly note?: string;
+  /** Tools lifted as general-purpose tools the prompt needs, by catalogue position. */
+  readonly general?: ReadonlyMap<number, GeneralLift>;
+  /** The best tools of each clause of a multi-request prompt. */
+  readonly clauseHeads?: ReadonlyArray<{ readonly index: number; readonly clause: string }>;
+  /** Listers that find what the best tools act on (companions.ts), already lifted in `fused`. */
+  readonly companions?: readonly Companion[];
+}
+
+interface TextScores {
+  readonly fused?: Float64Array;
+  readonly lexical?: Float64Array;
+  readonly cosine?: Float64Array;
+  readonly hasCosine?: Uint8Array;
+  readonly vector?: Float32Array;
+}
+
+export interface ScorerDeps {
+  readonly index?: ToolIndex;
+  readonly usage?: UsageHints;
+  readonly needs?: GeneralNeeds;
+}
+
+export class CatalogueScorer {
+  private readonly n: number;
+  private readonly byName: ReadonlyMap<string, number>;
+  private readonly serverIds: Int32Array;
+  private readonly serverCount: number;
+  /** Whether each tool is described mostly in Chinese, Japanese or Korean, in catalogue order. */
+  private readonly unspaced: readonly boolean[];
+  /** Each general-purpose kind's tools in the catalogue (tool probability ≥ generalToolMin). */
+  private readonly kindTools: ReadonlyMap<GeneralKind, ReadonlyArray<{ index: number; probability: number }>>;
+  readonly companions: CompanionIndex;
+  /** The vectors as of the index's `version`; `present` is shared, read-only, by the scores made from them. */
+  private aligned: { vectors: PackedVectors; present: Uint8Array; version: number } | undefined;
+
+  /** @param texts each tool's embedding text, in catalogue order (the index's keys) */
+  constructor(
+    tools: readonly SelectableTool[],
+    private readonly texts: readonly string[],
+    private readonly lexical: LexicalScorer | undefined,
+    private readonly options: SelectionOptions,
+    private readonly deps: ScorerDeps,
+  ) {
+    this.n = tools.length;
+    this.byName = new Map(tools.map((t, i) => [t.name, i]));
+    ({ ids: this.serverIds, count: this.serverCount } = serverIdsOf(tools.map((t) => t.server)));
+    this.unspaced = tools.map((t) => isUnspaced(t.description ?? ''));
+    this.kindTools = findKindTools(tools, deps.needs, options.generalToolMin);
+    this.companions = new CompanionIndex(tools);
+  }
+
+  /**
+   * Lexical and embedding scores, fused by z-score. Falls back to lexical alone when the embedder cannot
+   * help. Then, in order: clause matching (a multi-request prompt's clauses scored on their own), usage
+   * hints, the server boost, unnamed needs and companion listers.
+   */
+  async score(prompt: string, signal: AbortSignal | undefined, timings: Record<string, number>, issues: string[]): Promise<ScoreResult> {
+    const n = this.n;
+    if (n === 0) return { usedEmbedding: false, note: 'the catalogue is empty' };
+    const index = this.deps.index;
+    let { embed, note } = this.embeddingState();
+    let full: TextScores;
+    try {
+      full = await this.scoreText(prompt, embed, signal, timings);
+    } catch (error) {
+      note = `embedding the prompt failed (${(error as Error).message}); using keywords only`;
+      issues.push(note);
+      embed = false;
+      full = await this.scoreText(prompt, false, signal, timings);
+    }
+    const { lexical, cosine, hasCosine, vector } = full;
+    if (!full.fused) return { usedEmbedding: false, ...(note ? { note } : {}) };
+    const fused = full.fused;
+    const clauseHeads = await this.blendClauses(prompt, embed, fused, signal, timings);
+    const usage = this.addUsage(prompt, vector, fused, timings);
+    let t0: number;
+    if (this.options.serverBoost > 0) {
+      t0 = performance.now();
+      boostByServerIds(fused, this.serverIds, this.serverCount, this.options.serverBoost);
+      timings['serverBoost'] = performance.now() - t0;
+    }
+    let general: Map<number, GeneralLift> | undefined;
+    if (this.deps.needs && this.options.generalBoost > 0 && this.kindTools.size > 0) {
+      t0 = performance.now();
+      const promptVector = vector && index ? { modelId: index.modelId, values: vector } : undefined;
+      general = liftGeneralTools(this.deps.needs, prompt, promptVector, fused, this.kindTools, this.options);
+      timings['general'] = performance.now() - t0;
+    }
+    const companions = this.liftCompanions(prompt, fused, timings);
+    return {
+      scores: { fused, ...(cosine && hasCosine ? { cosine, hasCosine } : {}), ...(lexical ? { lexical } : {}), ...(usage ? { usage } : {}) },
+      usedEmbedding: cosine !== undefined,
+      ...(note ? { note } : {}),
+      ...(general && general.size > 0 ? { general } : {}),
+      ...(clauseHeads.length ? { clauseHeads } : {}),
+      ...(companions?.length ? { companions } : {}),
+    };
+  }
+
+  /** Whether the prompt can be embedded now, and if not (or only partly), why. */
+  private embeddingState(): { embed: boolean; note?: string } {
+    const index = this.deps.index;
+    if (!index) return { embed: false, note: 'no embedder is configured' };
+    if (index.error) return { embed: false, note: `the embedder failed (${index.error}); using keywords only` };
+    const { ready, total } = index.readiness();
+    if (ready === 0) return { embed: false, note: 'the embedding index is still being built; using keywords only' };
+    return ready < total ? { embed: true, note: `${ready} of ${total} tools embedded so far; the rest are ranked on keywords` } : { embed: true };
+  }
+
+  /** A multi-request prompt: each clause scored alone, its best blended into `fused`; returns each clause's best tools. */
+  private async blendClauses(prompt: string, embed: boolean, fused: Float64Array, signal: AbortSignal | undefined, timings: Record<string, number>): Promise<Array<{ index: number; clause: string }>> {
+    const clauseHeads: Array<{ index: number; clause: string }> = [];
+    if (this.options.clauseWeight <= 0 && this.options.clauseHead <= 0) return clauseHeads;
+    const t0 = performance.now();
+    const clauses = splitClauses(prompt);
+    if (clauses.length > 1) {
+      const n = this.n;
+      const best = new Float64Array(n).fill(-Infinity);
+      for (const clause of clauses) {
+        const part = await this.scoreText(clause, embed, signal, undefined).catch((): TextScores => ({}));
+        if (!part.fused) continue;
+        for (let i = 0; i < n; i++) if (part.fused[i]! > best[i]!) best[i] = part.fused[i]!;
+        if (this.options.clauseHead > 0) for (const index of topIndices(part.fused, this.options.clauseHead)) clauseHeads.push({ index, clause });
+      }
+      const lambda = this.options.clauseWeight;
+      if (lambda > 0) for (let i = 0; i < n; i++) if (Number.isFinite(best[i]!)) fused[i] = (1 - lambda) * fused[i]! + lambda * best[i]!;
+    }
+    timings['clauses'] = performance.now() - t0;
+    return clauseHeads;
+  }
+
+  /** Adds what similar past prompts needed to `fused`; returns the hints by position, if any. */
+  private addUsage(prompt: string, vector: Float32Array | undefined, fused: Float64Array, timings: Record<string, number>): Float64Array | undefined {
+    if (!this.deps.usage) return undefined;
+    const t0 = performance.now();
+    let usage: Float64Array | undefined;
+    const hints = this.deps.usage.hintsFor(prompt, vector);
+    if (hints.size > 0) {
+      usage = new Float64Array(this.n);
+      for (const [name, h] of hints) {
+        const i = this.byName.get(name);
+        if (i === undefined || !(h > 0)) continue;
+        usage[i] = Math.min(1, h);
+        fused[i] = fused[i]! + USAGE_HINT_WEIGHT * usage[i]!;
+      }
+    }
+    timings['usage'] = performance.now() - t0;
+    return usage;
+  }
+
+  /** The best tools bring the lister that finds what they act on (companions.ts), lifted beside them in `fused`. */
+  private liftCompanions(prompt: string, fused: Float64Array, timings: Record<string, number>): Companion[] | undefined {
+    if (this.options.companionHead <= 0) return undefined;
+    const t0 = performance.now();
+    // One ranking of the head serves both the tools that bring companions and the ceiling they stay under.
+    const top = topIndices(fused, Math.max(this.options.companionHead, COMPANION_RANK));
+    const companions = this.companions.companionsFor(top.slice(0, this.options.companionHead), fused, prompt);
+    // Beside the tool it serves, but never above the best COMPANION_RANK: the tools the prompt names keep their places.
+    const ceiling = top.length >= COMPANION_RANK ? fused[top[COMPANION_RANK - 1]!]! - COMPANION_BELOW : Infinity;
+    for (const c of companions) fused[c.index] = Math.max(fused[c.index]!, Math.min(ceiling, fused[c.forIndex]! - COMPANION_BELOW));
+    timings['companions'] = performance.now() - t0;
+    return companions;
+  }
+
+  /** One text's lexical and cosine scores over the catalogue, and their z-score fusion. */
+  private async scoreText(text: string, embed: boolean, signal: AbortSignal | undefined, timings: Record<string, number> | undefined): Promise<TextScores> {
+    const n = this.n;
+    let t0 = performance.now();
+    // The lexical ranker also reads what the files the prompt names are (fileTypes.ts); the model reads the
+    // prompt as written, as the unnamed-needs model that takes its vector was trained.
+    const types = this.options.fileTypes > 0 ? fileTypeWords(text) : '';
+    const lexical = this.lexical ? ownScores(this.lexical.score(types ? `${text} ${types}` : text), n) : undefined;
+    if (timings) timings['lexical'] = performance.now() - t0;
+    let cosine: Float64Array | undefined;
+    let hasCosine: Uint8Array | undefined;
+    let vector: Float32Array | undefined;
+    if (embed && this.deps.index) {
+      t0 = performance.now();
+      vector = await this.deps.index.embedQuery(text, signal);
+      if (timings) timings['embedPrompt'] = performance.now() - t0;
+      t0 = performance.now();
+      ({ cosine, hasCosine } = this.cosines(this.deps.index, vector));
+      if (timings) timings['cosine'] = performance.now() - t0;
+    }
+    if (!cosine && !lexical) return {};
+    t0 = performance.now();
+    const fused = new Float64Array(n);
+    const zl = lexical ? zScores(lexical) : undefined;
+    const zc = cosine && hasCosine ? zScores(cosine, hasCosine) : undefined;
+    const w = zc && zl ? this.options.lexicalWeight : zl ? 1 : 0;
+    for (let i = 0; i < n; i++) fused[i] = w * (zl?.[i] ?? 0) + (1 - w) * (zc?.[i] ?? 0);
+    if (this.options.crossScript > 0 && zl && zc) {
+      // Words cannot meet across scripts: only the tool's (usually English) name can match lexically, so a
+      // missing lexical match says nothing against it. Its lexical half counts at least what the model says.
+      const promptUnspaced = isUnspaced(text);
+      for (let i = 0; i < n; i++) {
+        if (this.unspaced[i] !== promptUnspaced && hasCosine![i]) fused[i] = w * Math.max(zl[i]!, zc[i]!) + (1 - w) * zc[i]!;
+      }
+    }
+    if (timings) timings['fuse'] = performance.now() - t0;
+    return { fused, ...(lexical ? { lexical } : {}), ...(cosine && hasCosine ? { cosine, hasCosine } : {}), ...(vector ? { vector } : {}) };
+  }
+
+  /** The cosine of every embedded tool with the prompt's (unit) vector; 0 and not present where a tool has none yet. */
+  private cosines(index: ToolIndex, vector: Float32Array): { cosine: Float64Array; hasCosine: Uint8Array } {
+    const { vectors, present } = this.alignedVectors(index);
+    return { cosine: vectors.scan(vector, present), hasCosine: present };
+  }
+
+  /**
+   * The catalogue's vectors packed in one matrix, in catalogue order, rebuilt only when the index changed:
+   * looking vectors up by text on every prompt cost more than the dot products.
+   */
+  private alignedVectors(index: ToolIndex): { vectors: PackedVectors; present: Uint8Array } {
+    if (this.aligned && this.aligned.version === index.version) return this.aligned;
+    const n = this.texts.length;
+    let dimension = 0;
+    for (let i = 0; i < n && dimension === 0; i++) dimension = index.get(this.texts[i]!)?.length ?? 0;
+    const vectors = new PackedVectors(n, dimension);
+    const present = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      const v = index.get(this.texts[i]!);
+      if (!v || v.length !== dimension) continue;
+      vectors.matrix.set(v, i * dimension);
+      present[i] = 1;
+    }
+    this.aligned = { vectors, present, version: index.version };
+    return this.aligned;
+  }
+}
+
+/** The lexical scores as a Float64Array of the catalogue's length the caller may keep (0 where absent). */
+function ownScores(raw: ArrayLike<number>, n: number): Float64Array {
+  // The production ranker returns a fresh array of the right length each time: it is taken as it is.
+  if (raw instanceof Float64Array && raw.length === n) return raw;
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) out[i] = raw[i] ?? 0;
+  return out;
+}
+
+/** The catalogue's general-purpose tools by kind, as the tool model sees them. */
+function findKindTools(tools: readonly SelectableTool[], needs: GeneralNeeds | undefined, toolMin: number): Map<GeneralKind, Array<{ index: number; probability: number }>> {
+  const out = new Map<GeneralKind, Array<{ index: number; probability: number }>>();
+  if (!needs) return out;
+  tools.forEach((tool, index) => {
+    const p = needs.toolProbabilities(tool);
+    needs.kinds.forEach((kind, k) => {
+      if (p[k]! < toolMin) return;
+      const list = out.get(kind) ?? [];
+      out.set(kind, list);
+      list.push({ index, probability: p[k]! });
+    });
+  });
+  return out;
+}

@@ -1,0 +1,53 @@
+import { topIndices } from './rankMath';
+import type { GeneralKind, GeneralNeeds } from './generalNeeds';
+import type { SelectionOptions } from './selectionOptions';
+
+/** The unnamed-needs stage of scoring: general-purpose tools the prompt needs rise into the top few. */
+
+/** Why a general-purpose tool was lifted: the kind, the cue, the need's probability; `best` for its kind's top tool. */
+export interface GeneralLift {
+  readonly kind: GeneralKind;
+  readonly cue: string;
+  readonly probability: number;
+  readonly lift: number;
+  best: boolean;
+}
+
+/**
+ * Lifts the general-purpose tools of every kind the prompt needs (probability ≥ generalNeedMin) by
+ * generalBoost × need × the tool's own probability of being that kind, and marks each kind's best tool
+ * after the lift. Runs after the server boost: a write tool's server rarely matches the task's words.
+ */
+export function liftGeneralTools(needs: GeneralNeeds, prompt: string, vector: { modelId: string; values: Float32Array } | undefined, fused: Float64Array, kindTools: ReadonlyMap<GeneralKind, ReadonlyArray<{ index: number; probability: number }>>, options: SelectionOptions): Map<number, GeneralLift> {
+  const out = new Map<number, GeneralLift>();
+  // A lifted tool joins the ranking just below its best few: the tools the prompt names keep their places.
+  const top = topIndices(fused, GENERAL_RANK);
+  const ceiling = fused[top[top.length - 1]!]! - GENERAL_BELOW_BEST;
+  for (const need of needs.promptNeeds(prompt, vector)) {
+    if (need.probability < options.generalNeedMin) break;
+    const tools = kindTools.get(need.kind);
+    if (!tools) continue;
+    // Only the kind's best few (by relevance once lifted): five fetch tools of one server need not all rise.
+    const lifted = tools
+      .map(({ index, probability }) => ({ index, lift: options.generalBoost * need.probability * probability }))
+      .sort((a, b) => fused[b.index]! + b.lift - (fused[a.index]! + a.lift))
+      .slice(0, GENERAL_TOOLS_PER_KIND);
+    lifted.forEach(({ index, lift }, rank) => {
+      fused[index] = Math.max(fused[index]!, Math.min(fused[index]! + lift, ceiling - rank * GENERAL_BELOW_BEST));
+      const previous = out.get(index);
+      if (!previous || previous.lift < lift) out.set(index, { kind: need.kind, cue: need.cue, probability: need.probability, lift, best: rank === 0 || (previous?.best ?? false) });
+    });
+  }
+  return out;
+}
+
+/**
+ * A lifted tool stops this far (z-score units) below the GENERAL_RANK-th best score, and each runner-up
+ * this far below that. Lifting to the very top cost MetaTool multi 2 points of recall@5 (its second tool
+ * pushed down); below the best four it cost none, and recall@25 is the same.
+ */
+export const GENERAL_BELOW_BEST = 0.1;
+export const GENERAL_RANK = 4;
+
+/** How many tools of one general-purpose kind are lifted for a need: the best and a runner-up. */
+export const GENERAL_TOOLS_PER_KIND = 2;

@@ -1,0 +1,49 @@
+/**
+ * The selection engine with the real bundled model (onnxruntime-node): what the extension relies on to
+ * make its first selection quickly, a disk cache written on request (so the next start embeds nothing)
+ * and a warm-up that is safe to start whatever the embedder.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { cacheFileName } from '../../../src/core/embedding/embeddingCache';
+import { createSelectionEngine } from '../../../src/core/selection/selectionEngine';
+import type { SelectableTool } from '../../../src/core/selection/selectionTypes';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const TOOLS: SelectableTool[] = [
+  { name: 'weather_forecast', server: 'weather', description: 'Get the weather forecast for a city' },
+  { name: 'mail_send', server: 'mail', description: 'Send an email message' },
+  { name: 'files_read', server: 'files', description: 'Read a file from disk' },
+];
+
+describe('selection engine: start-up', function () {
+  this.timeout(30_000);
+  let folder: string;
+  beforeEach(async () => {
+    folder = await mkdtemp(path.join(os.tmpdir(), 'engine-cache-'));
+  });
+  afterEach(async () => {
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it('writes the embedded tools to the disk cache on flush, before its own quiet moment', async () => {
+    const engine = await createSelectionEngine({ embeddings: { provider: 'local', model: 'default' }, root: ROOT, cacheFolder: folder });
+    try {
+      engine.selector.setCatalogue(TOOLS);
+      await engine.index!.whenReady();
+      assert.deepEqual(await readdir(folder).catch(() => []), [], 'nothing written yet');
+      await engine.flush();
+      assert.deepEqual(await readdir(folder), [cacheFileName(engine.index!.modelId)]);
+    } finally {
+      await engine.dispose();
+    }
+  });
+
+  it('warming up never rejects, even without a local model', async () => {
+    const engine = await createSelectionEngine({ embeddings: { provider: 'none', model: 'default' }, root: ROOT });
+    await engine.warmUp();
+    await engine.dispose();
+  });
+});
