@@ -131,6 +131,8 @@ export const TRAINING_SETTINGS = {
    * Japanese-described tools 78 and 85% of the time without them.
    */
   bilingualMore: 0,
+  /** The team's names across languages (data/bilingual/names.jsonl, train lines): a name pair and a phrase pair each. */
+  bilingualNames: 1,
   /**
    * The team's paraphrase pairs (data/paraphrase): requests in people's words beside terse API-style
    * descriptions ("who's in our candidate pool?" ↔ "List Applicants"). Off: on the team dev catalogues

@@ -4,11 +4,13 @@
  * MetaTool `multi`, Seal-Tools `test_in_domain`/`test_out_domain` and every BFCL split are kept for
  * measuring, and this module refuses to read them.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { toolEmbeddingText } from '../../src/core/selection/toolDocument';
 import { DATA_DIR, REPO_ROOT, loadTools, readJsonl, type DataQuery } from './dataSets';
 import { CATALOGUES, NON_ENGLISH_SERVERS } from '../data/catalogueList';
+import { readNameLines, type NameLanguage, type NameLine, type NameType } from '../data/buildNameAliases';
 import { loadQueriesFile, loadToolsFile } from '../../src/core/evaluation/retrievalData';
 
 export type PairSource = 'metatool' | 'seal' | 'openapi' | 'authored' | 'team' | 'bilingual' | 'paraphrase';
@@ -236,6 +238,68 @@ function linePairs(dir: string, source: 'bilingual' | 'paraphrase', pattern = /^
     .map((p) => ({ source, query: p.a.trim(), tool: p.b.trim() }));
 }
 
+/**
+ * Short requests that name a thing, per type and language: `[English, native]`, `{en}` and `{name}` standing
+ * for the two names. Written for training only; scripts/evalNames.ts measures with other wording.
+ */
+const NAME_PHRASES: Readonly<Record<NameType, Readonly<Record<NameLanguage, ReadonlyArray<readonly [string, string]>>>>> = {
+  place: {
+    zh: [['weather in {en}', '{name}天气'], ['hotels in {en}', '{name}酒店'], ['how to get to {en}', '怎么去{name}'], ['map of {en}', '{name}地图'], ['things to do in {en}', '{name}旅游攻略'], ['flights to {en}', '飞往{name}的航班']],
+    ja: [['weather in {en}', '{name}の天気'], ['hotels in {en}', '{name}のホテル'], ['how to get to {en}', '{name}への行き方'], ['map of {en}', '{name}の地図'], ['things to do in {en}', '{name}の観光スポット'], ['flights to {en}', '{name}行きの航空券']],
+    ko: [['weather in {en}', '{name} 날씨'], ['hotels in {en}', '{name} 호텔'], ['how to get to {en}', '{name} 가는 방법'], ['map of {en}', '{name} 지도'], ['things to do in {en}', '{name} 가볼 만한 곳'], ['flights to {en}', '{name}행 항공권']],
+  },
+  app: {
+    zh: [['open {en}', '打开{name}'], ['search on {en}', '在{name}上搜索'], ['log in to {en}', '登录{name}'], ['my {en} account', '我的{name}账号'], ['download {en}', '下载{name}']],
+    ja: [['open {en}', '{name}を開く'], ['search on {en}', '{name}で検索'], ['log in to {en}', '{name}にログイン'], ['my {en} account', '{name}のアカウント'], ['download {en}', '{name}をダウンロード']],
+    ko: [['open {en}', '{name} 열기'], ['search on {en}', '{name}에서 검색'], ['log in to {en}', '{name} 로그인'], ['my {en} account', '내 {name} 계정'], ['download {en}', '{name} 다운로드']],
+  },
+  brand: {
+    zh: [['{en} stores nearby', '附近的{name}门店'], ['{en} stock price', '{name}股价'], ['{en} products', '{name}的产品'], ['{en} customer service', '{name}客服'], ['latest news about {en}', '{name}最新消息']],
+    ja: [['{en} stores nearby', '近くの{name}の店舗'], ['{en} stock price', '{name}の株価'], ['{en} products', '{name}の製品'], ['{en} customer service', '{name}のカスタマーサービス'], ['latest news about {en}', '{name}の最新ニュース']],
+    ko: [['{en} stores nearby', '근처 {name} 매장'], ['{en} stock price', '{name} 주가'], ['{en} products', '{name} 제품'], ['{en} customer service', '{name} 고객센터'], ['latest news about {en}', '{name} 최신 뉴스']],
+  },
+  dish: {
+    zh: [['how do I cook {en}', '{name}的做法'], ['where to eat {en}', '哪里有好吃的{name}'], ['calories in {en}', '{name}的热量'], ['order {en} for delivery', '点一份{name}外卖']],
+    ja: [['how do I cook {en}', '{name}のレシピ'], ['where to eat {en}', '{name}のおいしい店'], ['calories in {en}', '{name}のカロリー'], ['order {en} for delivery', '{name}をデリバリーで注文']],
+    ko: [['how do I cook {en}', '{name} 레시피'], ['where to eat {en}', '{name} 맛집'], ['calories in {en}', '{name} 칼로리'], ['order {en} for delivery', '{name} 배달 주문']],
+  },
+  title: {
+    zh: [['reviews of {en}', '{name}的评价'], ['where to watch {en}', '在哪里看{name}'], ['cast of {en}', '{name}演员表'], ['plot of {en}', '{name}剧情简介']],
+    ja: [['reviews of {en}', '{name}のレビュー'], ['where to watch {en}', '{name}の配信サービス'], ['cast of {en}', '{name}のキャスト'], ['plot of {en}', '{name}のあらすじ']],
+    ko: [['reviews of {en}', '{name} 리뷰'], ['where to watch {en}', '{name} 볼 수 있는 곳'], ['cast of {en}', '{name} 출연진'], ['plot of {en}', '{name} 줄거리']],
+  },
+  other: {
+    zh: [['tell me about {en}', '介绍一下{name}'], ['news about {en}', '{name}相关新闻'], ['history of {en}', '{name}的历史'], ['facts about {en}', '{name}的资料']],
+    ja: [['tell me about {en}', '{name}について教えて'], ['news about {en}', '{name}に関するニュース'], ['history of {en}', '{name}の歴史'], ['facts about {en}', '{name}の情報']],
+    ko: [['tell me about {en}', '{name}에 대해 알려줘'], ['news about {en}', '{name} 관련 뉴스'], ['history of {en}', '{name}의 역사'], ['facts about {en}', '{name} 정보']],
+  },
+};
+
+/** One request naming the line's thing on each side, the template picked by a hash of the line (fixed). */
+export function namePhrasePair(line: NameLine): readonly [string, string] {
+  const templates = NAME_PHRASES[line.type][line.lang];
+  const pick = createHash('sha256').update(`${line.lang}\u0000${line.en}\u0000${line.name}`).digest().readUInt32BE(0) % templates.length;
+  const [english, native] = templates[pick]!;
+  return [english.replace('{en}', line.en), native.replace('{name}', line.name)];
+}
+
+/**
+ * The team's names dictionary (data/bilingual/names.jsonl), train lines only: each English name beside its
+ * Chinese, Japanese or Korean name ("Taobao" ↔ 淘宝), and one short request naming it on each side
+ * ("weather in Tokyo" ↔ "東京の天気"). The held-out lines never reach training: they measure what the
+ * model learns about names it has not seen.
+ */
+export function namePairs(): TrainingPair[] {
+  const pairs: TrainingPair[] = [];
+  for (const line of readNameLines()) {
+    if (line.split !== 'train') continue;
+    pairs.push({ source: 'bilingual', query: line.en, tool: line.name });
+    const [english, native] = namePhrasePair(line);
+    pairs.push({ source: 'bilingual', query: english, tool: native });
+  }
+  return pairs;
+}
+
 export interface PairOptions {
   /** At most this many MetaTool requests per tool (0: all). */
   readonly metatoolPerToolCap: number;
@@ -257,6 +321,8 @@ export interface PairOptions {
   readonly bilingualMore: number;
   /** Use the team's paraphrase pairs (0/1). */
   readonly paraphrase: number;
+  /** With the bilingual pairs, also the names dictionary's train lines, namePairs (0/1; 1 when absent). */
+  readonly bilingualNames?: number;
 }
 
 export function trainingPairs(options: PairOptions): { pairs: TrainingPair[]; openApi: OpenApiStats } {
@@ -264,7 +330,7 @@ export function trainingPairs(options: PairOptions): { pairs: TrainingPair[]; op
   const metatool = toolPairs('metatool', 'metatool', options.metatoolPerToolCap > 0 ? options.metatoolPerToolCap : Infinity);
   const authored = options.authored ? authoredPairs() : [];
   const team = options.team ? teamPairs({ nonEnglishOnly: options.teamNonEnglishOnly > 0, unnamedNeed: options.teamUnnamedNeed > 0 }) : [];
-  const bilingual = options.bilingual ? bilingualPairs(options.bilingualMore > 0) : [];
+  const bilingual = options.bilingual ? [...bilingualPairs(options.bilingualMore > 0), ...((options.bilingualNames ?? 1) > 0 ? namePairs() : [])] : [];
   const paraphrase = options.paraphrase ? paraphrasePairs() : [];
   return { pairs: [...metatool, ...toolPairs('seal-tools', 'seal'), ...openApi.pairs, ...authored, ...team, ...bilingual, ...paraphrase], openApi: openApi.stats };
 }

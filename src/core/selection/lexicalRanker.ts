@@ -5,6 +5,7 @@
  * the figures are recall@25 on metatool multi unless said.
  */
 import { lexicalTerms, plainTerms } from './lexicalTerms';
+import { NAME_ALIAS_WEIGHT, nameAliasTerms, type NameAliases } from './nameAliases';
 import { toolFields, type RankableTool } from './toolDocument';
 
 /** Term-frequency saturation. k1 and b barely matter here (±0.5 points), so the textbook values stay. */
@@ -56,6 +57,8 @@ export interface LexicalOptions {
    * For comparisons only.
    */
   readonly plainBm25?: boolean;
+  /** Names a prompt mentions gain their other-language forms (nameAliases.ts): the shipped dictionary by default, none with false. */
+  readonly nameAliases?: NameAliases | false;
 }
 
 export interface RankedTool {
@@ -76,12 +79,14 @@ export class LexicalRanker {
   private readonly ids: readonly string[];
   private readonly useClauses: boolean;
   private readonly terms: (text: string) => string[];
+  private readonly nameAliases: NameAliases | false | undefined;
 
   constructor(tools: readonly RankableTool[], options: LexicalOptions = {}) {
     this.ids = tools.map((t) => t.id);
     const plain = options.plainBm25 ?? false;
     this.useClauses = !plain && (options.clauses ?? true);
     this.terms = plain ? plainTerms : lexicalTerms;
+    this.nameAliases = plain ? false : options.nameAliases;
     const weights: readonly number[] = plain ? [1] : FIELDS.map((f) => FIELD_WEIGHTS[f]);
     const fieldCount = weights.length;
     const n = tools.length;
@@ -150,16 +155,16 @@ export class LexicalRanker {
   /** One score per tool, aligned with the constructor's array; 0 where no term matched. */
   score(query: string): Float64Array {
     const scores = new Float64Array(this.ids.length);
-    this.addTerms(this.terms(query), scores, 1);
+    this.addPrompt(query, scores);
     if (!this.useClauses) return scores;
 
-    const clauses = requestClauses(query).map((c) => lexicalTerms(c));
+    const clauses = requestClauses(query);
     if (clauses.length < 2) return scores;
     const best = new Float64Array(this.ids.length);
     const clauseScores = new Float64Array(this.ids.length);
-    for (const terms of clauses) {
+    for (const clause of clauses) {
       clauseScores.fill(0);
-      this.addTerms(terms, clauseScores, 1);
+      this.addPrompt(clause, clauseScores);
       for (let d = 0; d < best.length; d++) if (clauseScores[d]! > best[d]!) best[d] = clauseScores[d]!;
     }
     for (let d = 0; d < scores.length; d++) scores[d] = scores[d]! + CLAUSE_WEIGHT * best[d]!;
@@ -170,6 +175,13 @@ export class LexicalRanker {
   rank(query: string, k: number): RankedTool[] {
     const scores = this.score(query);
     return topK(scores, k).map((index) => ({ index, id: this.ids[index]!, score: scores[index]! }));
+  }
+
+  /** A prompt's (or clause's) own terms, then the other-language forms of the names it mentions at their lower weight. */
+  private addPrompt(text: string, scores: Float64Array): void {
+    const terms = this.terms(text);
+    this.addTerms(terms, scores, 1);
+    if (this.nameAliases !== false) this.addTerms(nameAliasTerms(text, terms, this.nameAliases), scores, NAME_ALIAS_WEIGHT);
   }
 
   /** Each distinct query term counts once: repeating a word in a request does not make it matter more. */
