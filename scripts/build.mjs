@@ -3,6 +3,14 @@ import * as esbuild from 'esbuild';
 import { chmod, writeFile } from 'node:fs/promises';
 
 const production = process.argv.includes('--production');
+/**
+ * `--stage DIR` (scripts/package.mjs): only what the VSIX ships, the extension bundle and the panel script,
+ * built under DIR, so dist/ and media/ stay as the CLI, the tests and a development host see them.
+ */
+const stageAt = process.argv.indexOf('--stage');
+const stage = stageAt >= 0 ? process.argv[stageAt + 1] : undefined;
+if (stageAt >= 0 && !stage) throw new Error('--stage needs a folder after it.');
+const root = (file) => (stage ? `${stage}/${file}` : file);
 
 /** Options shared by every Node bundle: CommonJS for Node 20 and VS Code's extension host. */
 const nodeBundle = {
@@ -19,24 +27,26 @@ const nodeBundle = {
   mainFields: ['module', 'main'],
 };
 
-await esbuild.build({
-  ...nodeBundle,
-  entryPoints: ['src/cli/main.ts'],
-  outfile: 'dist/cli.js',
-  banner: { js: '#!/usr/bin/env node' },
-});
-await chmod('dist/cli.js', 0o755);
+if (!stage) {
+  await esbuild.build({
+    ...nodeBundle,
+    entryPoints: ['src/cli/main.ts'],
+    outfile: 'dist/cli.js',
+    banner: { js: '#!/usr/bin/env node' },
+  });
+  await chmod('dist/cli.js', 0o755);
+}
 
 const extension = await esbuild.build({
   ...nodeBundle,
   entryPoints: ['src/extension/extension.ts'],
-  outfile: 'dist/extension.js',
+  outfile: root('dist/extension.js'),
   // Provided by VS Code at run time.
   external: ['vscode', 'onnxruntime-node'],
   metafile: true,
 });
 // The notices list exactly the packages that end up inside the extension bundle.
-await writeFile('dist/extension.meta.json', JSON.stringify(extension.metafile));
+await writeFile(root('dist/extension.meta.json'), JSON.stringify(extension.metafile));
 
 // The Tool Router panel's webview script: a browser bundle (an IIFE, no module loader in a webview).
 // The stylesheet media/panel.css is hand-written and ships as is.
@@ -49,19 +59,21 @@ await esbuild.build({
   minify: production,
   logLevel: 'warning',
   entryPoints: ['src/webview/main.ts'],
-  outfile: 'media/panel.js',
+  outfile: root('media/panel.js'),
 });
 
 // The extension-host test suite, loaded by VS Code from out/test; mocha comes from node_modules.
-await esbuild.build({
-  ...nodeBundle,
-  entryPoints: ['test/extension/suite/index.ts'],
-  outfile: 'out/test/extension/index.js',
-  external: ['vscode', 'mocha', 'onnxruntime-node'],
-});
+if (!stage) {
+  await esbuild.build({
+    ...nodeBundle,
+    entryPoints: ['test/extension/suite/index.ts'],
+    outfile: 'out/test/extension/index.js',
+    external: ['vscode', 'mocha', 'onnxruntime-node'],
+  });
+}
 
 // Benchmarks run the same bundled code that ships, not the TypeScript through a loader.
-if (process.argv.includes('--bench')) {
+if (process.argv.includes('--bench') && !stage) {
   for (const name of ['routerBench', 'embedBench', 'selectBench', 'tokenBench', 'loadBench']) {
     await esbuild.build({ ...nodeBundle, sourcemap: false, entryPoints: [`bench/${name}.ts`], outfile: `out/bench/${name}.js` });
   }

@@ -1,10 +1,12 @@
 // `npm run package [-- --target linux-x64 | -- --all]`: builds the production bundle, writes the third-party notices,
 // and packs the VSIX for one platform (the current one by default), or for every platform, into out/.
-// Every run bundles its JavaScript dependencies into dist/extension.js, so the VSIX carries no node_modules.
+// Every run bundles its JavaScript dependencies into the extension bundle, so the VSIX carries no node_modules.
+// Everything is staged in a temporary folder, never in dist/: the CLI and the tests use dist/ meanwhile.
 import { execFileSync } from 'node:child_process';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { brotliCompressSync, constants as zlib } from 'node:zlib';
 
 /**
@@ -29,10 +31,10 @@ const COMPRESS_ABOVE_BYTES = 1024 * 1024;
 const GPU_ONLY_FILES = new Set(['DirectML.dll', 'dxcompiler.dll', 'dxil.dll']);
 /**
  * The router's own data files that ship brotli-compressed as `<file>.br`, read back in memory when
- * loaded (readBundledText in src/core/selection/selectionEngine.ts): brotli takes these two 83 KB below
+ * loaded (src/core/util/bundledText.ts): brotli takes these 83 KB (and more) below
  * the zip's own compression, room the VSIX needs under its budget. .vscodeignore lists the .br files.
  */
-const COMPRESSED_DATA_FILES = ['media/needs/general-needs.json', 'media/spelling/words.txt'];
+const COMPRESSED_DATA_FILES = ['media/needs/general-needs.json', 'media/spelling/words.txt', 'media/names/name-aliases.json'];
 
 /**
  * The extension's bundle ships brotli-compressed too, behind a loader of a few lines (LOADER): the two MCP
@@ -40,6 +42,8 @@ const COMPRESSED_DATA_FILES = ['media/needs/general-needs.json', 'media/spelling
  */
 const BUNDLE = 'dist/extension.js';
 const COMPRESSED_BUNDLE = 'dist/extension.bundle.js.br';
+/** What the VSIX is made from besides the bundle: copied into the staging folder as they are. */
+const SHIPPED = ['package.json', 'package.nls.json', 'README.md', 'LICENSE', 'THIRD_PARTY_NOTICES.md', '.vscodeignore', 'media', 'l10n'];
 const LOADER = `"use strict";
 // MCP Tool Router's bundle, brotli-compressed to keep the VSIX small (scripts/package.mjs): unpacked in
 // memory and compiled as this very file, so __filename, require() and VS Code's view of the module are
@@ -66,39 +70,38 @@ for (const target of targets) {
 const { version, name } = JSON.parse(readFileSync('package.json', 'utf8'));
 mkdirSync('out', { recursive: true });
 
-const run = (cmd, args) => execFileSync(cmd, args, { stdio: 'inherit' });
-run(process.execPath, ['scripts/build.mjs', '--production']);
-run(process.execPath, ['scripts/third-party-notices.mjs']);
+const run = (cmd, args, cwd) => execFileSync(cmd, args, { stdio: 'inherit', ...(cwd ? { cwd } : {}) });
+const stage = mkdtempSync(path.join(os.tmpdir(), 'tool-router-package-'));
 let failed = false;
-for (const file of COMPRESSED_DATA_FILES) {
-  writeFileSync(`${file}.br`, brotliBest(readFileSync(file)));
-}
-const bundle = readFileSync(BUNDLE);
-writeFileSync(COMPRESSED_BUNDLE, brotliBest(bundle));
-writeFileSync(BUNDLE, LOADER);
-for (const target of targets) {
-  const out = `out/${name}-${target}-${version}.vsix`;
-  stageOnnxRuntime(target);
-  run(process.execPath, ['node_modules/@vscode/vsce/vsce', 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--no-rewrite-relative-links', '--target', target, '--out', out]);
-  const bytes = statSync(out).size;
-  console.log(`${out}: ${(bytes / 1024 / 1024).toFixed(2)} MiB`);
-  if (bytes > MAX_VSIX_BYTES) {
-    console.error(`${out} is larger than ${MAX_VSIX_BYTES / 1024 / 1024} MiB.`);
-    failed = true;
+try {
+  run(process.execPath, ['scripts/build.mjs', '--production', '--stage', stage]);
+  run(process.execPath, ['scripts/third-party-notices.mjs', '--meta', `${stage}/dist/extension.meta.json`]);
+  // media/panel.js was just built into the stage, minified; the repository's own (development) copy stays out.
+  for (const item of SHIPPED) cpSync(item, `${stage}/${item}`, { recursive: true, filter: (src) => src !== path.join('media', 'panel.js') });
+  for (const file of COMPRESSED_DATA_FILES) writeFileSync(`${stage}/${file}.br`, brotliBest(readFileSync(file)));
+  writeFileSync(`${stage}/${COMPRESSED_BUNDLE}`, brotliBest(readFileSync(`${stage}/${BUNDLE}`)));
+  writeFileSync(`${stage}/${BUNDLE}`, LOADER);
+  for (const target of targets) {
+    const out = path.resolve(`out/${name}-${target}-${version}.vsix`);
+    stageOnnxRuntime(target, `${stage}/dist/node_modules`);
+    run(process.execPath, [path.resolve('node_modules/@vscode/vsce/vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--no-rewrite-relative-links', '--target', target, '--out', out], stage);
+    const bytes = statSync(out).size;
+    console.log(`${path.relative(process.cwd(), out)}: ${(bytes / 1024 / 1024).toFixed(2)} MiB`);
+    if (bytes > MAX_VSIX_BYTES) {
+      console.error(`${out} is larger than ${MAX_VSIX_BYTES / 1024 / 1024} MiB.`);
+      failed = true;
+    }
   }
+} finally {
+  rmSync(stage, { recursive: true, force: true });
 }
-rmSync('dist/node_modules', { recursive: true, force: true });
-for (const file of COMPRESSED_DATA_FILES) rmSync(`${file}.br`, { force: true });
-// dist/ holds the plain bundle again, for the CLI, the tests and a development host.
-writeFileSync(BUNDLE, bundle);
-rmSync(COMPRESSED_BUNDLE, { force: true });
 if (failed) process.exit(1);
 
 /**
  * onnxruntime-node cannot be bundled (it loads a native binary), so it is copied next to the bundle as
- * dist/node_modules, with only the target platform's binaries: all platforms together are 288 MB.
+ * dist/node_modules (`into`), with only the target platform's binaries: all platforms together are 288 MB.
  */
-function stageOnnxRuntime(vsceTarget) {
+function stageOnnxRuntime(vsceTarget, into) {
   const [platform, arch] = vsceTarget.split('-');
   const os = platform === 'alpine' ? undefined : platform;
   const binaries = `node_modules/onnxruntime-node/bin/napi-v6/${os}/${arch}`;
@@ -106,26 +109,26 @@ function stageOnnxRuntime(vsceTarget) {
     console.error(`onnxruntime-node has no binaries for ${vsceTarget} (looked in ${binaries}); this target cannot run the local embedding model.`);
     process.exit(1);
   }
-  rmSync('dist/node_modules', { recursive: true, force: true });
+  rmSync(into, { recursive: true, force: true });
   // CommonJS only (the bundle require()s it), no source maps and no typings: every megabyte counts.
   const keep = (src) => !src.endsWith('.map') && !src.endsWith('.d.ts') && !src.includes(`${path.sep}esm`);
-  const copy = (from, to) => cpSync(from, `dist/node_modules/${to}`, { recursive: true, filter: keep });
+  const copy = (from, to) => cpSync(from, `${into}/${to}`, { recursive: true, filter: keep });
   copy('node_modules/onnxruntime-node/package.json', 'onnxruntime-node/package.json');
   copy('node_modules/onnxruntime-node/dist', 'onnxruntime-node/dist');
-  cpSync(binaries, `dist/node_modules/onnxruntime-node/bin/napi-v6/${os}/${arch}`, { recursive: true, filter: (src) => !GPU_ONLY_FILES.has(path.basename(src)) });
+  cpSync(binaries, `${into}/onnxruntime-node/bin/napi-v6/${os}/${arch}`, { recursive: true, filter: (src) => !GPU_ONLY_FILES.has(path.basename(src)) });
   copy('node_modules/onnxruntime-common/package.json', 'onnxruntime-common/package.json');
   copy('node_modules/onnxruntime-common/dist', 'onnxruntime-common/dist');
-  compressLargeFiles(`onnxruntime-node/bin/napi-v6/${os}/${arch}`, os, arch);
+  compressLargeFiles(into, `onnxruntime-node/bin/napi-v6/${os}/${arch}`, os, arch);
 }
 
-/** Replaces each large file under dist/node_modules/`dir` by `<file>.br`, listed with its SHA-256 in compressed.json. */
-function compressLargeFiles(dir, platform, arch) {
+/** Replaces each large file under `into`/`dir` by `<file>.br`, listed with its SHA-256 in compressed.json. */
+function compressLargeFiles(into, dir, platform, arch) {
   const { version } = JSON.parse(readFileSync('node_modules/onnxruntime-node/package.json', 'utf8'));
   const files = [];
   /** SHA-256 → the path shipped for it: macOS's runtime comes as two identical files under two names. */
   const shipped = new Map();
-  for (const name of readdirSync(`dist/node_modules/${dir}`)) {
-    const file = `dist/node_modules/${dir}/${name}`;
+  for (const name of readdirSync(`${into}/${dir}`)) {
+    const file = `${into}/${dir}/${name}`;
     const bytes = readFileSync(file);
     if (bytes.length <= COMPRESS_ABOVE_BYTES) continue;
     const sha256 = createHash('sha256').update(bytes).digest('hex');
@@ -146,5 +149,5 @@ function compressLargeFiles(dir, platform, arch) {
     shipped.set(sha256, `${dir}/${name}`);
     files.push({ path: `${dir}/${name}`, sha256 });
   }
-  writeFileSync('dist/node_modules/compressed.json', `${JSON.stringify({ version, platform, arch, files }, null, 2)}\n`);
+  writeFileSync(`${into}/compressed.json`, `${JSON.stringify({ version, platform, arch, files }, null, 2)}\n`);
 }

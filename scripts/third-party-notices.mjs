@@ -3,7 +3,9 @@
 import { readFile, writeFile, readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 
-const meta = JSON.parse(await readFile('dist/extension.meta.json', 'utf8'));
+// `--meta FILE`: the bundle's esbuild metafile (scripts/package.mjs builds it in its staging folder).
+const metaAt = process.argv.indexOf('--meta');
+const meta = JSON.parse(await readFile(metaAt >= 0 ? process.argv[metaAt + 1] : 'dist/extension.meta.json', 'utf8'));
 const packages = new Map();
 for (const input of Object.keys(meta.inputs)) {
   const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);

@@ -9,6 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { readBundledText } from '../util/bundledText';
 import { lexicalTerms, stem, STOP_WORDS } from './lexicalTerms';
 
 /** The shipped dictionary, relative to the extension's (or repository's) root. */
@@ -150,7 +151,7 @@ function startsAt(terms: readonly string[], at: number, run: readonly string[]):
 
 /** Reads a name dictionary file; throws with the file's path when it is missing or malformed. */
 export function loadNameAliases(file: string): NameAliases {
-  const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<NameAliasFile>;
+  const parsed = JSON.parse(readBundledText(file)) as Partial<NameAliasFile>;
   if (typeof parsed.names !== 'object' || parsed.names === null) throw new Error(`${file} has no "names" object`);
   return new NameAliases(parsed as NameAliasFile);
 }
@@ -172,7 +173,7 @@ export function shippedNameAliases(): NameAliases | undefined {
     shipped = null;
     for (let dir = __dirname, i = 0; i <= MAX_ROOT_DEPTH; i++, dir = path.dirname(dir)) {
       const file = path.join(dir, NAME_ALIASES_FILE);
-      if (!fs.existsSync(file)) continue;
+      if (!fs.existsSync(file) && !fs.existsSync(`${file}.br`)) continue;
       try {
         shipped = loadNameAliases(file);
       } catch {

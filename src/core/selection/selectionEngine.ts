@@ -3,11 +3,10 @@ import { EmbeddingCache, CachedEmbedder } from '../embedding/embeddingCache';
 import type { Embedder } from '../embedding/embedder';
 import { HttpEmbedder } from '../embedding/httpEmbedder';
 import { OnnxEmbedder } from '../embedding/onnxEmbedder';
-import * as fs from 'node:fs';
-import { brotliDecompressSync } from 'node:zlib';
 import { GeneralNeeds, type GeneralNeedsFile } from './generalNeeds';
 import { LexicalRanker } from './lexicalRanker';
 import { parseDictionary } from './spelling';
+import { readBundledText } from '../util/bundledText';
 import { ToolIndex, rankableFor } from './toolIndex';
 import { DEFAULT_SELECTION_OPTIONS, ToolSelector, type SelectionOptions, type SelectorDeps, type UsageHints } from './toolSelector';
 
@@ -35,19 +34,7 @@ export const DEFAULT_MODEL_DIR = path.join('media', 'model');
 /** The unnamed-needs models (scripts/model/trainNeeds.ts), relative to the root; they work with any embedder. */
 export const GENERAL_NEEDS_FILE = path.join('media', 'needs', 'general-needs.json');
 
-/**
- * A bundled data file as text. The VSIX ships the larger ones brotli-compressed as `<file>.br`
- * (scripts/package.mjs, to stay within its size budget), while a clone has them plain; the plain file wins
- * when both are there. A `.br` file that does not decompress is an error naming it.
- */
-export function readBundledText(file: string): string {
-  if (fs.existsSync(file) || !fs.existsSync(`${file}.br`)) return fs.readFileSync(file, 'utf8');
-  try {
-    return brotliDecompressSync(fs.readFileSync(`${file}.br`)).toString('utf8');
-  } catch (error) {
-    throw new Error(`${file}.br is not brotli-compressed data (${(error as Error).message})`, { cause: error });
-  }
-}
+export { readBundledText } from '../util/bundledText';
 
 /** The word lists of spelling tolerance (scripts/data/buildSpellingWords.ts), relative to the root. */
 export const SPELLING_WORDS_FILE = path.join('media', 'spelling', 'words.txt');
