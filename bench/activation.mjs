@@ -5,10 +5,14 @@
 // extension before the measurement does. Each run starts two fresh hosts on one new user-data folder:
 // cold (no embedding cache: every tool is embedded) and then warm (the cache the cold host wrote).
 // It prints each host's timeline and the medians over RUNS runs (BENCH_RUNS, default 3).
-// Last line: {"activate_ms", "cold_first_selection_ms", "warm_first_selection_ms", "cold_after_tools_ms",
-// "warm_after_tools_ms"}; the last two are selection's own share, from the tools being listed to the selection.
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// `-- --baseline REV` also measures the extension as it was at git revision REV (exported and built in a
+// temporary folder), alternating with this checkout run by run, and prints both side by side.
+// BENCH_PROFILE_DIR=DIR writes a CPU profile of each host, from activate() to the first selection.
+// Last line: {"activate_ms", "servers_started_ms", "cold_first_selection_ms", "warm_first_selection_ms",
+// "cold_after_tools_ms", "warm_after_tools_ms"} (after_tools: selection's own share, from the tools being
+// listed to the selection), and with --baseline the same under "before" with its "rev".
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,15 +20,30 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const TOOLS = 1000;
+const baselineAt = process.argv.indexOf('--baseline');
+const BASELINE_REV = baselineAt >= 0 ? process.argv[baselineAt + 1] : undefined;
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** One fresh host on `userData`; returns what the suite measured. */
-function host(workspace, userData, label, flush) {
+/** The extension as it was at `rev`, exported to a temporary folder and built there; its node_modules are this checkout's. */
+function buildBaseline(rev) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'activation-baseline-'));
+  const tar = path.join(dir, 'source.tar');
+  execFileSync('git', ['-C', ROOT, 'archive', '--format=tar', '-o', tar, rev]);
+  execFileSync('tar', ['-xf', tar, '-C', dir]);
+  rmSync(tar);
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: dir, stdio: 'inherit' });
+  return dir;
+}
+
+/** One fresh host of the extension in `extensionRoot` on `userData`; returns what the suite measured. */
+function host(extensionRoot, workspace, userData, label, flush, profileName) {
   const out = path.join(workspace, `activation-${label}.json`);
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/vscode-host/run-extension-tests.mjs'), `--extensionDevelopmentPath=${ROOT}`, `--extensionTestsPath=${path.join(ROOT, 'out/bench/activationSuite')}`, `--folder=${workspace}`, `--user-data-dir=${userData}`], {
+  const profile = process.env.BENCH_PROFILE_DIR ? { BENCH_ACTIVATION_PROFILE: path.resolve(process.env.BENCH_PROFILE_DIR, `${profileName}.cpuprofile`) } : {};
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/vscode-host/run-extension-tests.mjs'), `--extensionDevelopmentPath=${extensionRoot}`, `--extensionTestsPath=${path.join(ROOT, 'out/bench/activationSuite')}`, `--folder=${workspace}`, `--user-data-dir=${userData}`], {
     encoding: 'utf8',
-    env: { ...process.env, BENCH_ACTIVATION_OUT: out, ...(flush ? { BENCH_ACTIVATION_FLUSH: '1' } : {}) },
+    env: { ...process.env, BENCH_ACTIVATION_OUT: out, ...profile, ...(flush ? { BENCH_ACTIVATION_FLUSH: '1' } : {}) },
   });
   if (r.status !== 0) {
     console.error(r.stdout, r.stderr);
@@ -33,35 +52,57 @@ function host(workspace, userData, label, flush) {
   const m = JSON.parse(readFileSync(out, 'utf8'));
   if (m.method !== 'embedding+keyword') throw new Error(`the ${label} selection ran ${m.method}, not with embeddings`);
   const at = (ms) => (ms === undefined ? '?' : ms.toFixed(0));
-  console.log(`  ${label.padEnd(4)} activate() ${m.activate_ms.toFixed(1)} ms (with loading the bundle ${m.load_and_activate_ms.toFixed(0)} ms); after activate() began: tools listed ${at(m.tools_listed_ms)} ms, engine loaded ${at(m.engine_loaded_ms)} ms, all embedded ${at(m.all_embedded_ms)} ms, first selection over ${m.tools} tools ${at(m.first_selection_ms)} ms`);
+  console.log(`  ${label.padEnd(4)} activate() ${m.activate_ms.toFixed(1)} ms (with loading the bundle ${m.load_and_activate_ms.toFixed(0)} ms); after activate() began: server started ${at(m.servers_started_ms)} ms, tools listed ${at(m.tools_listed_ms)} ms, engine loaded ${at(m.engine_loaded_ms)} ms, all embedded ${at(m.all_embedded_ms)} ms, first selection over ${m.tools} tools ${at(m.first_selection_ms)} ms`);
   return m;
 }
 
-const cold = [];
-const warm = [];
-for (let i = 0; i < RUNS; i++) {
+/** A cold and a warm host of the extension in `extensionRoot`, on a new workspace and user-data folder. */
+function run(extensionRoot, name, i, into) {
   const workspace = mkdtempSync(path.join(os.tmpdir(), 'activation-bench-'));
   mkdirSync(path.join(workspace, '.vscode'));
   const server = { command: 'node', args: [path.join(ROOT, 'test/fixtures/servers/catalogueServer.mjs'), '--tools', path.join(ROOT, 'data/requests/tools.jsonl'), '--limit', String(TOOLS)] };
   writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'toolRouter.servers': { bench: server } }));
   const userData = path.join(workspace, 'user-data');
   mkdirSync(userData);
-  console.log(`run ${i + 1}:`);
-  cold.push(host(workspace, userData, 'cold', true));
-  warm.push(host(workspace, userData, 'warm', false));
+  console.log(`run ${i + 1}, ${name}:`);
+  into.cold.push(host(extensionRoot, workspace, userData, 'cold', true, `${name}-run${i + 1}-cold`));
+  into.warm.push(host(extensionRoot, workspace, userData, 'warm', false, `${name}-run${i + 1}-warm`));
   rmSync(workspace, { recursive: true, force: true });
 }
-const activate = median([...cold, ...warm].map((r) => r.activate_ms));
-const first = (runs) => median(runs.map((r) => r.first_selection_ms));
-// Selection's own share: from the moment the tools were listed (the catalogue handed over) to the selection.
-const afterTools = (runs) => median(runs.map((r) => r.first_selection_ms - r.tools_listed_ms));
-console.log(`median of ${RUNS}: activate() ${activate.toFixed(1)} ms; first selection ${first(cold).toFixed(0)} ms cold, ${first(warm).toFixed(0)} ms warm; of which after the tools were listed ${afterTools(cold).toFixed(0)} ms cold, ${afterTools(warm).toFixed(0)} ms warm`);
-console.log(
-  JSON.stringify({
-    activate_ms: Math.round(activate * 10) / 10,
-    cold_first_selection_ms: Math.round(first(cold)),
-    warm_first_selection_ms: Math.round(first(warm)),
-    cold_after_tools_ms: Math.round(afterTools(cold)),
-    warm_after_tools_ms: Math.round(afterTools(warm)),
-  }),
-);
+
+/** The medians the JSON line carries. */
+function summary({ cold, warm }) {
+  const all = [...cold, ...warm];
+  const first = (runs) => Math.round(median(runs.map((r) => r.first_selection_ms)));
+  // Selection's own share: from the moment the tools were listed (the catalogue handed over) to the selection.
+  const afterTools = (runs) => Math.round(median(runs.map((r) => r.first_selection_ms - r.tools_listed_ms)));
+  return {
+    activate_ms: Math.round(median(all.map((r) => r.activate_ms)) * 10) / 10,
+    servers_started_ms: Math.round(median(all.map((r) => r.servers_started_ms))),
+    cold_first_selection_ms: first(cold),
+    warm_first_selection_ms: first(warm),
+    cold_after_tools_ms: afterTools(cold),
+    warm_after_tools_ms: afterTools(warm),
+  };
+}
+
+const baseline = BASELINE_REV ? buildBaseline(BASELINE_REV) : undefined;
+const now = { cold: [], warm: [] };
+const before = { cold: [], warm: [] };
+try {
+  for (let i = 0; i < RUNS; i++) {
+    // Alternating, so that both meet the same load on a shared machine.
+    if (baseline) run(baseline, 'before', i, before);
+    run(ROOT, 'now', i, now);
+  }
+} finally {
+  if (baseline) rmSync(baseline, { recursive: true, force: true });
+}
+const s = summary(now);
+const b = baseline ? summary(before) : undefined;
+const line = (label, x) =>
+  `${label}: activate() ${x.activate_ms} ms, server started ${x.servers_started_ms} ms; first selection ${x.cold_first_selection_ms} ms cold, ${x.warm_first_selection_ms} ms warm; of which after the tools were listed ${x.cold_after_tools_ms} ms cold, ${x.warm_after_tools_ms} ms warm`;
+console.log(`median of ${RUNS}, after activate() began:`);
+if (b) console.log(`  ${line(`before (${BASELINE_REV})`, b)}`);
+console.log(`  ${line(b ? 'now' : 'this checkout', s)}`);
+console.log(JSON.stringify({ ...s, ...(b ? { before: { rev: BASELINE_REV, ...b } } : {}) }));

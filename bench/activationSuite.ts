@@ -5,8 +5,11 @@
  * 1,000-tool catalogue depends on: the tools listed, the selection engine loaded, every tool embedded.
  * It selects as soon as all three hold, and writes what it measured as JSON to BENCH_ACTIVATION_OUT. With
  * BENCH_ACTIVATION_FLUSH set it then writes the embedding cache to disk, for the warm run that follows.
+ * With BENCH_ACTIVATION_PROFILE set to a file, it also writes a CPU profile of the extension host's main
+ * thread, from just before `activate()` to the first selection (open it in Chrome's DevTools or VS Code).
  */
 import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import * as vscode from 'vscode';
 import type { SelectionEngine } from '../src/core/selection/selectionEngine';
 import type { ToolRouterApi } from '../src/extension/extension';
@@ -22,11 +25,12 @@ export async function run(): Promise<void> {
   const extension = vscode.extensions.getExtension<ToolRouterApi>('mcp-tool-router.mcp-tool-router');
   if (!extension) throw new Error('the router extension is not installed');
   if (extension.isActive) throw new Error('the extension was already active: the bench workspace must not activate it');
+  const profile = await startProfile(process.env['BENCH_ACTIVATION_PROFILE']);
   const before = performance.now();
   const api = await extension.activate();
   const loadAndActivateMs = performance.now() - before;
   const since = (): number => performance.now() - api.activation.startedAt;
-  const moments: { tools?: number; engine?: number; embedded?: number } = {};
+  const moments: { servers?: number; tools?: number; engine?: number; embedded?: number } = {};
   // The moment the router hands the catalogue over, before selection builds anything from it.
   const listed = (count: number): void => {
     if (moments.tools === undefined && count >= EXPECTED_TOOLS) moments.tools = since();
@@ -36,6 +40,8 @@ export async function run(): Promise<void> {
   let engine: SelectionEngine | undefined;
   while (moments.embedded === undefined) {
     if (since() > GIVE_UP_MS) throw new Error(`no selection after ${GIVE_UP_MS} ms: ${JSON.stringify(moments)}`);
+    // The configuration has been read and the server asked to start (its process is being spawned).
+    if (moments.servers === undefined && api.service.router.listConnections().length > 0) moments.servers = since();
     if (!engine) {
       try {
         engine = api.selection.current();
@@ -51,11 +57,13 @@ export async function run(): Promise<void> {
   offTools();
   const selection = await api.selection.select(PROMPT);
   const firstSelectionMs = since();
+  await profile?.();
   writeFileSync(
     process.env['BENCH_ACTIVATION_OUT'] ?? 'activation.json',
     JSON.stringify({
       activate_ms: api.activation.ms,
       load_and_activate_ms: loadAndActivateMs,
+      servers_started_ms: moments.servers,
       tools_listed_ms: moments.tools,
       engine_loaded_ms: moments.engine,
       all_embedded_ms: moments.embedded,
@@ -66,4 +74,20 @@ export async function run(): Promise<void> {
     }),
   );
   if (process.env['BENCH_ACTIVATION_FLUSH']) await engine!.flush();
+}
+
+/** Starts the V8 profiler when `file` is set; the function it returns stops it and writes the profile there. */
+async function startProfile(file: string | undefined): Promise<(() => Promise<void>) | undefined> {
+  if (!file) return undefined;
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  // 200 µs between samples, a fifth of the default: the steps that matter here take a few milliseconds.
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  };
 }

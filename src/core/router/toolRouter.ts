@@ -4,43 +4,26 @@ import { CallStatistics } from './callStatistics';
 import { ConcurrencyQueue, QueueWaitTimeout } from './concurrencyQueue';
 import type { ServerDefinition } from '../config/serverConfig';
 import type { CallerFeatures } from '../connection/clientFeatures';
-import { ConnectionError, ServerConnection, describeError, describeState, type Connection, type ConnectionOptions, type ServerStatus, type ServerTool, type ToolAnnotations } from '../connection/serverConnection';
+import { ConnectionError, ServerConnection, describeError, describeState, type Connection, type ConnectionOptions, type ServerStatus, type ServerTool } from '../connection/serverConnection';
 import type { ServerNotice } from '../connection/serverNotices';
 import { assignServerPrefixes, assignToolNames, compareNames, suggestNames } from './naming';
 import { normalizeArguments, parseArguments } from '../schema/argumentNormalizer';
-import { SchemaCompiler, describeIssues, type CompiledSchema, type SchemaProblem } from '../schema/argumentValidator';
+import { SchemaCompiler, describeIssues } from '../schema/argumentValidator';
 import { checkToolResult, cutToSize } from './toolResult';
 import { Emitter } from '../util/emitter';
 import { pinnedServer, type HeldBackTool, type PinnedServer, type ToolPins } from '../security/toolPins';
 import { HeldBackTools, type AcceptResult, type RoutedServerStatus } from './heldBackTools';
+import { routedTool, safeStringify, sameCatalogue, type RoutedTool } from './routedTool';
+import { ToolValidators, type ToolSchema } from './toolValidators';
 
 export type { HeldBackTool } from '../security/toolPins';
 export type { AcceptResult, RoutedServerStatus } from './heldBackTools';
+export type { RoutedTool } from './routedTool';
 
 /**
  * The router: one catalogue of every server's tools under `{server}_{tool}` names, and one call pipeline
  * (parse → normalise → validate → queue → call → check → cut) that always ends in a {@link CallEnvelope}.
  */
-
-export interface RoutedTool {
-  /** The exposed, provider-safe name. */
-  readonly name: string;
-  readonly server: string;
-  readonly originalName: string;
-  readonly title?: string;
-  /** The server's description tagged with the server: `[server] …`. */
-  readonly description: string;
-  readonly originalDescription: string;
-  /** The server's schema, verbatim: what the model sees. */
-  readonly inputSchema: unknown;
-  readonly annotations: ToolAnnotations;
-  /** The server's output schema, icons and `_meta` (an MCP App's `ui`), verbatim, for the gateway's clients. */
-  readonly outputSchema?: unknown;
-  readonly icons?: readonly unknown[];
-  readonly _meta?: Readonly<Record<string, unknown>>;
-  /** Set when the schema is missing or does not compile; such a tool fails closed unless allowed. */
-  readonly schemaProblem?: string;
-}
 
 export interface CallOptions {
   readonly signal?: AbortSignal;
@@ -60,6 +43,8 @@ export interface ToolRouterOptions extends ConnectionOptions {
    * is held back from the catalogue and from calls until the change is accepted. Absent: nothing is pinned.
    */
   readonly toolPins?: ToolPins;
+  /** Compiles the tools' input schemas; tests pass their own to count compilations. */
+  readonly schemaCompiler?: SchemaCompiler;
 }
 
 interface ServerEntry {
@@ -72,7 +57,7 @@ interface ServerEntry {
 
 interface ToolEntry {
   readonly tool: RoutedTool;
-  readonly validator: CompiledSchema | SchemaProblem;
+  readonly schema: ToolSchema;
 }
 
 type Listener<T> = (value: T) => void;
@@ -85,9 +70,7 @@ export class ToolRouter {
   private readonly servers = new Map<string, ServerEntry>();
   private tools = new Map<string, ToolEntry>();
   private readonly heldBack: HeldBackTools;
-  private readonly compiler = new SchemaCompiler();
-  /** Compiled validators by server + schema text, so a tool-list refresh does not recompile unchanged schemas. */
-  private readonly compiled = new Map<string, CompiledSchema | SchemaProblem>();
+  private readonly validators: ToolValidators;
   private readonly toolsChanged = new Emitter<readonly RoutedTool[]>();
   private readonly statusChanged = new Emitter<RoutedServerStatus>();
   private readonly heldBackChanged = new Emitter<readonly HeldBackTool[]>();
@@ -97,6 +80,7 @@ export class ToolRouter {
 
   constructor(private readonly options: ToolRouterOptions = {}) {
     this.heldBack = new HeldBackTools(options.toolPins, (server, line) => options.onLog?.(server, line));
+    this.validators = new ToolValidators(options.schemaCompiler ?? new SchemaCompiler(), () => this.markSchemaProblems());
   }
 
   /**
@@ -218,10 +202,14 @@ export class ToolRouter {
     return this.heldBackChanged.on(listener);
   }
 
-  /** Resolves once every server has settled (ready, failed, or waiting to restart), or after `timeoutMs`. */
+  /**
+   * Resolves once every server has settled (ready, failed, or waiting to restart), or after `timeoutMs`,
+   * and the schemas of the tools listed by then are compiled (so `schemaProblem` is final).
+   */
   async whenSettled(timeoutMs: number): Promise<void> {
     await this.applying;
     await Promise.all([...this.servers.values()].map((e) => e.connection.whenSettled(timeoutMs)));
+    await this.validators.whenChecked();
   }
 
   /**
@@ -337,15 +325,18 @@ export class ToolRouter {
 
   async dispose(): Promise<void> {
     await Promise.all([...this.servers.keys()].map((name) => this.removeServer(name)));
+    this.validators.dispose();
     this.rebuildCatalogue();
     // A short-lived host (a CLI run) exits after this: pins first seen in it must reach the file.
     await this.options.toolPins?.flush();
   }
 
   private prepareArguments(entry: ToolEntry, rawArgs: unknown): PreparedArguments {
-    const { tool, validator } = entry;
+    const { tool } = entry;
     const parsed = parseArguments(rawArgs);
     if (!parsed.ok) return { ok: false, error: { type: 'INVALID_ARGUMENTS', message: `Invalid arguments for "${tool.name}": ${parsed.message}.`, retryable: false } };
+    // Compiled here on the tool's first use unless the background pass came first.
+    const validator = entry.schema.validator();
     if (!validator.ok) {
       const allow = this.servers.get(tool.server)?.connection.definition.options.allowUnvalidatedTools ?? false;
       if (!allow) {
@@ -395,8 +386,22 @@ export class ToolRouter {
     if (!entry) return;
     this.servers.delete(name);
     entry.unsubscribe.forEach((off) => off());
-    for (const key of [...this.compiled.keys()]) if (key.startsWith(`${name}\u0000`)) this.compiled.delete(key);
+    this.validators.forgetServer(name);
     await entry.connection.stop();
+  }
+
+  /** Marks the tools whose schema turned out not to compile, and publishes the catalogue again. */
+  private markSchemaProblems(): void {
+    let changed = false;
+    const next = new Map<string, ToolEntry>();
+    for (const [name, entry] of this.tools) {
+      const problem = entry.schema.problem;
+      changed ||= problem !== entry.tool.schemaProblem;
+      next.set(name, problem === entry.tool.schemaProblem ? entry : { ...entry, tool: { ...entry.tool, schemaProblem: problem } });
+    }
+    if (!changed) return;
+    this.tools = next;
+    this.toolsChanged.fire(this.listTools());
   }
 
   private rebuildCatalogue(): void {
@@ -425,34 +430,13 @@ export class ToolRouter {
         heldBack.set(name, held);
         return;
       }
-      const schemaKey = `${server}\u0000${safeStringify(tool.inputSchema)}`;
-      let validator = this.compiled.get(schemaKey);
-      if (!validator) {
-        validator = this.compiler.compile(tool.inputSchema);
-        this.compiled.set(schemaKey, validator);
-      }
-      const description = tool.description ?? tool.annotations?.title ?? tool.title ?? '';
-      next.set(name, {
-        validator,
-        tool: {
-          name,
-          server,
-          originalName: tool.name,
-          ...(tool.title ?? tool.annotations?.title ? { title: tool.title ?? tool.annotations?.title } : {}),
-          description: `[${server}] ${description}`.trimEnd(),
-          originalDescription: description,
-          inputSchema: tool.inputSchema ?? { type: 'object', properties: {} },
-          annotations: tool.annotations ?? {},
-          ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
-          ...(tool.icons ? { icons: tool.icons } : {}),
-          ...(tool._meta ? { _meta: tool._meta } : {}),
-          ...(!validator.ok ? { schemaProblem: validator.reason } : {}),
-        },
-      });
+      const schema = this.validators.forTool(server, tool.inputSchema, safeStringify(tool.inputSchema));
+      next.set(name, { schema, tool: routedTool(name, server, tool, schema.problem) });
     });
     const changed = !sameCatalogue(this.tools, next);
     const heldServers = this.heldBack.replace(heldBack);
     this.tools = next;
+    this.validators.schedule();
     if (changed) {
       const list = this.listTools();
       this.toolsChanged.fire(list);
@@ -464,28 +448,5 @@ export class ToolRouter {
         if (entry) this.statusChanged.fire(this.heldBack.withHeldBack(entry.connection.status));
       }
     }
-  }
-}
-
-function sameCatalogue(a: ReadonlyMap<string, ToolEntry>, b: ReadonlyMap<string, ToolEntry>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [k, v] of a) {
-    const w = b.get(k);
-    if (!w || w.tool.server !== v.tool.server || w.tool.originalDescription !== v.tool.originalDescription || safeStringify(w.tool.inputSchema) !== safeStringify(v.tool.inputSchema)) return false;
-    // What the gateway passes on to its clients counts too: a changed output schema or UI is a new tool to them.
-    if (safeStringify(passedOn(w.tool)) !== safeStringify(passedOn(v.tool))) return false;
-  }
-  return true;
-}
-
-function passedOn(tool: RoutedTool): unknown[] {
-  return [tool.title, tool.annotations, tool.outputSchema, tool.icons, tool._meta];
-}
-
-function safeStringify(v: unknown): string {
-  try {
-    return JSON.stringify(v) ?? 'undefined';
-  } catch {
-    return '[unserialisable]';
   }
 }

@@ -5,7 +5,8 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 
 /**
- * Compiles each tool's input schema once, at discovery, and validates arguments against it.
+ * Compiles each tool's input schema once and validates arguments against it. The router compiles when a
+ * schema is first needed (see toolValidators.ts); `precheckSchema` gives the cheap refusals at once.
  *
  * - Draft-07 (and schemas with no `$schema`) use Ajv's default engine; 2019-09 and 2020-12 use theirs.
  * - Remote `$ref` is never fetched: Ajv is given no loader, so an unresolved reference fails to compile.
@@ -92,27 +93,20 @@ function makeEngines(): Engines {
 
 export class SchemaCompiler {
   private engines = makeEngines();
-  private compiles = 0;
+  private compilesOnEngine = 0;
   /**
    * sha256 of the schema text → its outcome (compiled or refused), least recently used first. Keyed by
    * digest, not text: 1,000 schemas of up to MAX_SCHEMA_BYTES each would otherwise be kept as keys.
    */
   private readonly cache = new Map<string, CompiledSchema | SchemaProblem>();
 
-  /** How many compilations the cache has saved and how many engines were retired: for tests and figures. */
-  readonly stats = { cacheHits: 0, enginesRetired: 0 };
+  /** Compilations done, compilations the cache saved, and engines retired: for tests and figures. */
+  readonly stats = { compiles: 0, cacheHits: 0, enginesRetired: 0 };
 
   compile(schema: unknown): CompiledSchema | SchemaProblem {
-    if (schema === undefined || schema === null) return { ok: false, reason: 'the tool has no input schema' };
-    if (typeof schema !== 'object' || Array.isArray(schema)) return { ok: false, reason: `the input schema is ${Array.isArray(schema) ? 'an array' : typeof schema}, not an object` };
-    let serialised: string;
-    try {
-      serialised = JSON.stringify(schema);
-    } catch {
-      return { ok: false, reason: 'the input schema cannot be serialised (it contains a cycle)' };
-    }
-    if (serialised.length > MAX_SCHEMA_BYTES) return { ok: false, reason: `the input schema is ${serialised.length} bytes, above the ${MAX_SCHEMA_BYTES}-byte limit` };
-    const key = createHash('sha256').update(serialised).digest('hex');
+    const shape = checkShape(schema);
+    if (typeof shape !== 'string') return shape;
+    const key = createHash('sha256').update(shape).digest('hex');
     const cached = this.cache.get(key);
     if (cached) {
       this.cache.delete(key);
@@ -120,24 +114,21 @@ export class SchemaCompiler {
       this.stats.cacheHits++;
       return cached;
     }
-    const outcome = this.compileText(schema, serialised);
+    const outcome = this.compileText(schema as object, shape);
     this.cache.set(key, outcome);
     if (this.cache.size > MAX_CACHED_VALIDATORS) this.cache.delete(this.cache.keys().next().value as string);
     return outcome;
   }
 
   private compileText(schema: object, serialised: string): CompiledSchema | SchemaProblem {
-    if (++this.compiles > COMPILES_PER_ENGINE) {
+    this.stats.compiles++;
+    if (++this.compilesOnEngine > COMPILES_PER_ENGINE) {
       this.engines = makeEngines();
-      this.compiles = 1;
+      this.compilesOnEngine = 1;
       this.stats.enginesRetired++;
     }
-    const tooLongEnum = findLongEnum(schema, 0);
-    if (tooLongEnum) return { ok: false, reason: `the input schema has an enum with more than ${MAX_ENUM_VALUES} values at ${tooLongEnum}` };
-    const remote = findRemoteRef(schema, '', 0);
-    if (remote) return { ok: false, reason: `the input schema refers to a remote schema (${remote}); remote $ref is never fetched` };
-    const nested = findNestedQuantifier(schema, '', 0);
-    if (nested) return { ok: false, reason: `the input schema has a pattern with a nested quantifier at ${nested}, which can take exponential time on some strings (catastrophic backtracking)` };
+    const refused = contentProblem(schema);
+    if (refused) return refused;
 
     const copy = JSON.parse(serialised) as Record<string, unknown>;
     const declared = typeof copy['$schema'] === 'string' ? copy['$schema'].replace(/#$/, '') : undefined;
@@ -179,6 +170,40 @@ export class SchemaCompiler {
       },
     };
   }
+}
+
+/**
+ * The refusals that need no compiler (no schema, not an object, a cycle, too big, an enum too long, a
+ * remote `$ref`, a nested quantifier): cheap enough to run on every tool when the catalogue is built.
+ * A schema that passes may still fail to compile.
+ */
+export function precheckSchema(schema: unknown): SchemaProblem | undefined {
+  const shape = checkShape(schema);
+  return typeof shape === 'string' ? contentProblem(schema as object) : shape;
+}
+
+/** The schema's text when it is an object that serialises within the size limit; otherwise why not. */
+function checkShape(schema: unknown): string | SchemaProblem {
+  if (schema === undefined || schema === null) return { ok: false, reason: 'the tool has no input schema' };
+  if (typeof schema !== 'object' || Array.isArray(schema)) return { ok: false, reason: `the input schema is ${Array.isArray(schema) ? 'an array' : typeof schema}, not an object` };
+  let serialised: string;
+  try {
+    serialised = JSON.stringify(schema);
+  } catch {
+    return { ok: false, reason: 'the input schema cannot be serialised (it contains a cycle)' };
+  }
+  if (serialised.length > MAX_SCHEMA_BYTES) return { ok: false, reason: `the input schema is ${serialised.length} bytes, above the ${MAX_SCHEMA_BYTES}-byte limit` };
+  return serialised;
+}
+
+function contentProblem(schema: object): SchemaProblem | undefined {
+  const tooLongEnum = findLongEnum(schema, 0);
+  if (tooLongEnum) return { ok: false, reason: `the input schema has an enum with more than ${MAX_ENUM_VALUES} values at ${tooLongEnum}` };
+  const remote = findRemoteRef(schema, '', 0);
+  if (remote) return { ok: false, reason: `the input schema refers to a remote schema (${remote}); remote $ref is never fetched` };
+  const nested = findNestedQuantifier(schema, '', 0);
+  if (nested) return { ok: false, reason: `the input schema has a pattern with a nested quantifier at ${nested}, which can take exponential time on some strings (catastrophic backtracking)` };
+  return undefined;
 }
 
 function forget(engine: AjvLike, schema: object): void {
