@@ -239,6 +239,7 @@ async function main(): Promise<void> {
       if (withoutPairs) rows.push({ ...(await runRouter(set, { model: withoutPairs })), method: '− team pairs (model without them)' });
       rows.push({ ...(await runRouter(set, { selection: { generalBoost: 0 } })), method: '− unnamed needs' });
       rows.push({ ...(await runRouter(set, { selection: { clauseHead: 0 } })), method: '− clause heads (count rule)' });
+      rows.push({ ...(await runRouter(set, { selection: { stepHead: 0 } })), method: '− step shares' });
       rows.push({ ...(await runRouter(set, { selection: { companionHead: 0 } })), method: '− companion listers' });
       rows.push({ ...(await runRouter(set, { selection: { crossScript: 0 } })), method: '− cross-script fusion' });
       rows.push({ ...(await runRouter(set, { selection: { fileTypes: 0 } })), method: '− file types' });

@@ -1,4 +1,5 @@
 import { splitClauses } from './clauses';
+import { splitSteps, type StepRanking } from './steps';
 import { CompanionIndex, type Companion } from './companions';
 import { fileTypeWords } from './fileTypes';
 import { liftGeneralTools, type GeneralLift } from './generalLift';
@@ -13,8 +14,8 @@ import type { ToolIndex } from './toolIndex';
 
 /**
  * The scoring stage: for a prompt, one fused relevance score per tool of one catalogue. Lexical (BM25F)
- * and embedding cosine are fused by z-score, then, in order: clause matching, usage hints, the server
- * boost, unnamed needs and companion listers. Built once per catalogue with everything it derives from it.
+ * and embedding cosine are fused by z-score, then, in order: clause matching, step rankings, usage hints,
+ * the server boost, unnamed needs and companion listers. Built once per catalogue with everything it derives from it.
  */
 
 /** Scores every tool of a catalogue for a query, aligned with the catalogue's order. */
@@ -67,6 +68,8 @@ export interface ScoreResult {
   readonly general?: ReadonlyMap<number, GeneralLift>;
   /** The best tools of each clause of a multi-request prompt. */
   readonly clauseHeads?: ReadonlyArray<{ readonly index: number; readonly clause: string }>;
+  /** Each step of a task of several steps, with its own ranking (steps.ts). */
+  readonly steps?: readonly StepRanking[];
   /** Listers that find what the best tools act on (companions.ts), already lifted in `fused`. */
   readonly companions?: readonly Companion[];
 }
@@ -116,8 +119,8 @@ export class CatalogueScorer {
 
   /**
    * Lexical and embedding scores, fused by z-score. Falls back to lexical alone when the embedder cannot
-   * help. Then, in order: clause matching (a multi-request prompt's clauses scored on their own), usage
-   * hints, the server boost, unnamed needs and companion listers.
+   * help. Then, in order: clause matching (a multi-request prompt's clauses scored on their own), each
+   * step's own ranking (steps.ts), usage hints, the server boost, unnamed needs and companion listers.
    */
   async score(prompt: string, signal: AbortSignal | undefined, timings: Record<string, number>, issues: string[]): Promise<ScoreResult> {
     const n = this.n;
@@ -136,7 +139,15 @@ export class CatalogueScorer {
     const { lexical, cosine, hasCosine, vector } = full;
     if (!full.fused) return { usedEmbedding: false, ...(note ? { note } : {}) };
     const fused = full.fused;
-    const clauseHeads = await this.blendClauses(prompt, embed, fused, signal, timings);
+    // Clauses and steps are often the same texts: each is scored once.
+    const parts = new Map<string, Promise<TextScores>>();
+    const scorePart = (text: string): Promise<TextScores> => {
+      let part = parts.get(text);
+      if (!part) parts.set(text, (part = this.scoreText(text, embed, signal, undefined).catch((): TextScores => ({}))));
+      return part;
+    };
+    const clauseHeads = await this.blendClauses(prompt, scorePart, fused, timings);
+    const steps = await this.rankSteps(prompt, scorePart, timings);
     const usage = this.addUsage(prompt, vector, fused, timings);
     let t0: number;
     if (this.options.serverBoost > 0) {
@@ -158,6 +169,7 @@ export class CatalogueScorer {
       ...(note ? { note } : {}),
       ...(general && general.size > 0 ? { general } : {}),
       ...(clauseHeads.length ? { clauseHeads } : {}),
+      ...(steps.length ? { steps } : {}),
       ...(companions?.length ? { companions } : {}),
     };
   }
@@ -173,7 +185,7 @@ export class CatalogueScorer {
   }
 
   /** A multi-request prompt: each clause scored alone, its best blended into `fused`; returns each clause's best tools. */
-  private async blendClauses(prompt: string, embed: boolean, fused: Float64Array, signal: AbortSignal | undefined, timings: Record<string, number>): Promise<Array<{ index: number; clause: string }>> {
+  private async blendClauses(prompt: string, scorePart: (text: string) => Promise<TextScores>, fused: Float64Array, timings: Record<string, number>): Promise<Array<{ index: number; clause: string }>> {
     const clauseHeads: Array<{ index: number; clause: string }> = [];
     if (this.options.clauseWeight <= 0 && this.options.clauseHead <= 0) return clauseHeads;
     const t0 = performance.now();
@@ -182,7 +194,7 @@ export class CatalogueScorer {
       const n = this.n;
       const best = new Float64Array(n).fill(-Infinity);
       for (const clause of clauses) {
-        const part = await this.scoreText(clause, embed, signal, undefined).catch((): TextScores => ({}));
+        const part = await scorePart(clause);
         if (!part.fused) continue;
         for (let i = 0; i < n; i++) if (part.fused[i]! > best[i]!) best[i] = part.fused[i]!;
         if (this.options.clauseHead > 0) for (const index of topIndices(part.fused, this.options.clauseHead)) clauseHeads.push({ index, clause });
@@ -192,6 +204,29 @@ export class CatalogueScorer {
     }
     timings['clauses'] = performance.now() - t0;
     return clauseHeads;
+  }
+
+  /**
+   * A task of several steps: each step's own ranking, its best `cap` tools, and the listers its best tools
+   * need (none for a one-step prompt). A step is scored as the prompt is, server boost included.
+   */
+  private async rankSteps(prompt: string, scorePart: (text: string) => Promise<TextScores>, timings: Record<string, number>): Promise<StepRanking[]> {
+    const { stepHead, cap, serverBoost, companionHead } = this.options;
+    if (stepHead <= 0) return [];
+    const t0 = performance.now();
+    const out: StepRanking[] = [];
+    const steps = splitSteps(prompt);
+    for (const step of steps.length > 1 ? steps : []) {
+      const part = await scorePart(step);
+      if (!part.fused) continue;
+      const scores = part.fused.slice();
+      if (serverBoost > 0) boostByServerIds(scores, this.serverIds, this.serverCount, serverBoost);
+      const ranked = topIndices(scores, cap);
+      const companions = companionHead > 0 ? this.companions.companionsFor(ranked.slice(0, stepHead), scores, step) : [];
+      out.push({ step, ranked, companions: companions.map((c) => c.index) });
+    }
+    timings['steps'] = performance.now() - t0;
+    return out;
   }
 
   /** Adds what similar past prompts needed to `fused`; returns the hints by position, if any. */

@@ -12,15 +12,16 @@ export const MIN_CLAUSE_WORDS = 3;
 /** More clauses than this are not scored separately: a long paste is not a list of requests. */
 export const MAX_CLAUSES = 6;
 
-const SPLIT = /(?:[.!?;]+\s+|\n+|,?\s+(?:and then|then|after that|afterwards|also|plus|and also)\s+|,\s+(?=(?:can you|could you|please|pls|i need|i want|let'?s)\b))/i;
+/** Where one request ends and the next begins (no capturing groups: `split` keeps none). */
+export const CLAUSE_SPLIT = /(?:[.!?;]+\s+|\n+|,?\s+(?:and then|then|after that|afterwards|also|plus|and also)\s+|,\s+(?=(?:can you|could you|please|pls|i need|i want|let'?s)\b))/i;
 
 /** A joining word left at the start of a clause after a sentence split ("…to Ana. Also add…"). */
-const LEADING_JOINER = /^(?:and then|and also|and|then|also|plus|after that|afterwards)\b[,\s]*/i;
+export const LEADING_JOINER = /^(?:and then|and also|and|then|also|plus|after that|afterwards)\b[,\s]*/i;
 
 /** The clauses of `prompt`; a single element (the prompt itself) when it is one request. */
 export function splitClauses(prompt: string): string[] {
   const parts = prompt
-    .split(SPLIT)
+    .split(CLAUSE_SPLIT)
     .map((p) => p.trim().replace(LEADING_JOINER, '').trim())
     .filter((p) => p.length > 0);
   const merged: string[] = [];

@@ -7,22 +7,25 @@ import { DEFAULT_CALL_POLICY, type CallPolicy } from '../policy/callPolicy';
 
 /**
  * How many tools are sent follows the scores. Between the best score and the score at rank `cap`, a ranked
- * tool is sent while it lies within `depth` of that drop from the top: with depth 0.81, while its score is
- * above the 19% mark. A steady slope (many similar tools) sends many; one or two tools far ahead of the rest
+ * tool is sent while it lies within `depth` of that drop from the top: with depth 0.79, while its score is
+ * above the 21% mark. A steady slope (many similar tools) sends many; one or two tools far ahead of the rest
  * send few; never fewer than minTools, never more than the cap. The rule is scale-free, so it behaves alike
  * whatever the scores' spread in a catalogue. The defaults come from the curve of coverage against tools
  * sent that `npm run eval:select` prints (README, "How many tools are sent"): the budget is 15 tools on
  * average, and the depth spends it, being the deepest (in steps of 0.01) whose mean on the team dev split
- * stays within it. Depths 0.80, 0.81 and 0.82 sent 14.5, 14.8 and 15.04 tools there, and every needed tool
- * for 68.7, 69.1 and 69.8% of requests. (It was 0.82 until the unnamed-needs model learnt from the kind-only
- * prompts, which find more needs and so send their tools more often.)
+ * stays within it, the tools the steps of a task send (below) included; docs/MEASUREMENTS.md has the
+ * figures ("Round four: steps").
  */
 export const DEFAULT_MIN_TOOLS = 3;
-export const DEFAULT_DEPTH = 0.81;
+export const DEFAULT_DEPTH = 0.79;
 /** The cap most clients live with comfortably; 128 is the hard client limit, 40 for some. */
 export const DEFAULT_CAP = 25;
 /** Each clause of a multi-request prompt also sends its own best tools, this many, so every step has its tool. */
 export const DEFAULT_CLAUSE_HEAD = 2;
+/** Each step of a task (steps.ts) sends its own best this many tools and their listers, whatever the curve says (0: off). */
+export const DEFAULT_STEP_HEAD = 2;
+/** A task of several steps sends at least this many tools per step, in turns from the steps' rankings (set on team dev). */
+export const DEFAULT_STEP_SHARE = 6;
 /**
  * Companion listers (companions.ts) are looked for behind this many of the best tools: the tools the
  * prompt most likely acts on. Set on the team dev split, where 3, 5, 6 and 8 sent every needed tool for
@@ -83,6 +86,10 @@ export interface SelectionOptions {
   readonly depth: number;
   /** Each clause of a multi-request prompt also sends its best this many tools (0: off). */
   readonly clauseHead: number;
+  /** Each step of a task sends its best this many tools (0: the step stage is off); see steps.ts. */
+  readonly stepHead: number;
+  /** A task of several steps sends at least this many tools per step, within the cap. */
+  readonly stepShare: number;
   /** The best this many tools sent each bring their server's lister of the same resource (0: off); see companions.ts. */
   readonly companionHead: number;
   /** Hard cap on the tools sent, after core, pinned and sticky tools. */
@@ -129,6 +136,8 @@ export const DEFAULT_SELECTION_OPTIONS: SelectionOptions = {
   minTools: DEFAULT_MIN_TOOLS,
   depth: DEFAULT_DEPTH,
   clauseHead: DEFAULT_CLAUSE_HEAD,
+  stepHead: DEFAULT_STEP_HEAD,
+  stepShare: DEFAULT_STEP_SHARE,
   companionHead: DEFAULT_COMPANION_HEAD,
   crossScript: 1,
   fileTypes: 1,

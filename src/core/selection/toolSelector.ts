@@ -10,6 +10,7 @@ import { offerTool, type Offer } from '../policy/callPolicy';
 import { CatalogueScorer, type LexicalScorer, type ScoreResult, type Scores, type UsageHints } from './catalogueScorer';
 import type { Companion } from './companions';
 import { nearMissesOf } from './nearMisses';
+import { stepPicks } from './steps';
 import { RANKING_LIMIT, topIndices } from './rankMath';
 import { DEFAULT_SELECTION_OPTIONS, type SelectionOptions } from './selectionOptions';
 
@@ -27,6 +28,8 @@ export {
   DEFAULT_MIN_TOOLS,
   DEFAULT_SELECTION_OPTIONS,
   DEFAULT_SERVER_BOOST,
+  DEFAULT_STEP_HEAD,
+  DEFAULT_STEP_SHARE,
   type SelectionOptions,
 } from './selectionOptions';
 export { COMPANION_BELOW, COMPANION_RANK, USAGE_HINT_WEIGHT, type LexicalScorer, type UsageHints } from './catalogueScorer';
@@ -37,7 +40,7 @@ export { RANKING_LIMIT, rankIndices, topIndices, zScores } from './rankMath';
  * selectTools: from a prompt and the catalogue, the few tools to send, each with its provenance.
  *
  * Stages: keyword routes → scoring (catalogueScorer.ts: embedding cosine fused with lexical BM25F, then
- * clauses, usage, servers, needs and companions) → the count → merge with core, sticky and pinned tools →
+ * clauses, steps, usage, servers, needs and companions) → the count → merge with core, sticky and pinned tools →
  * filters (whitelist, destructive, quarantine) → cap in tiers → near misses. Each stage is its own small
  * unit; this file only orders them and writes down why.
  */
@@ -331,7 +334,7 @@ export class ToolSelector {
   /**
    * The count rule: the best minTools always; then every tool within `depth` of the drop from the best
    * score to the cap-th (so a slope sends more and one clear answer sends few); the cap bounds it all.
-   * Then the tools sent below the cutoff for a reason of their own: needs, companions, clause heads.
+   * Then the tools sent below the cutoff for a reason of their own: needs, companions, clause heads, steps.
    */
   private pickScored(cat: Catalogue, ranked: readonly number[], scored: ScoreResult, draft: Draft, exclude: Exclude): Count {
     const { minTools, cap, depth } = this.options;
@@ -391,7 +394,12 @@ export class ToolSelector {
     for (const [index, why] of companionOf) sendBelowCutoff(index, 'companion', why, false);
     // Each clause of a multi-request prompt sends its own best tools, so no step is left without one.
     for (const { index, clause } of scored.clauseHeads ?? []) {
-      sendBelowCutoff(index, 'clause', `best for the clause "${clause.length > 60 ? `${clause.slice(0, 59)}…` : clause}"`, false);
+      sendBelowCutoff(index, 'clause', `best for the clause "${shorten(clause)}"`, false);
+    }
+    // Each step of a task sends its own best tools, and the count grows with the steps (steps.ts).
+    const { stepHead, stepShare } = this.options;
+    for (const { index, step, rank, companion } of stepPicks(scored.steps ?? [], (i) => draft.chosen.has(cat.names[i]!), draft.chosen.size, stepHead, stepShare, cap)) {
+      sendBelowCutoff(index, 'step', companion ? `finds what the best tools of the step "${shorten(step)}" act on` : `rank ${rank + 1} for the step "${shorten(step)}"`, false);
     }
     return { cutoff, floor };
   }
@@ -443,6 +451,11 @@ export class ToolSelector {
   private companionReason(cat: Catalogue, { forIndex, resource }: Companion): string {
     return `finds the ${resource} that ${cat.names[forIndex]!} acts on (the prompt gives no ${resource} id)`;
   }
+}
+
+/** A step or clause short enough for a reason line. */
+function shorten(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
 }
 
 /** The Selection's ranking: every ranked tool with its scores, best first. */

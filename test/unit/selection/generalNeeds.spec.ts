@@ -115,7 +115,7 @@ describe('unnamed needs in the selector', () => {
     ...['list_issues', 'create_issue', 'close_issue', 'comment_issue', 'assign_issue', 'label_issue', 'open_issues_report', 'summarise_issues', 'watch_issue', 'move_issue'].map((n) => ({ name: `tracker_${n}`, server: 'tracker', description: `${n.replace('_', ' ')} in the tracker`, originalName: n })),
   ];
   const build = (generalBoost: number): ToolSelector => {
-    const s = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, generalBoost, minTools: 1, depth: 0, clauseHead: 0 }, { createLexical: (t) => new LexicalRanker(t.map(rankableFor)), needs: new GeneralNeeds(tinyModel()) });
+    const s = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, generalBoost, minTools: 1, depth: 0, clauseHead: 0, stepHead: 0 }, { createLexical: (t) => new LexicalRanker(t.map(rankableFor)), needs: new GeneralNeeds(tinyModel()) });
     s.setCatalogue(tools);
     return s;
   };

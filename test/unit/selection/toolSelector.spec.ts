@@ -301,10 +301,10 @@ describe('server-aware steps in the selector', () => {
       },
     });
     const prompt = 'book the dentist on friday, then send Ana the invoice';
-    const off = await (await selector(tools, undefined, { serverBoost: 0, clauseWeight: 0, clauseHead: 0, lexicalWeight: 1 }, lexical)).select({ prompt });
+    const off = await (await selector(tools, undefined, { serverBoost: 0, clauseWeight: 0, clauseHead: 0, stepHead: 0, lexicalWeight: 1 }, lexical)).select({ prompt });
     assert.deepEqual(seen, [prompt]);
     seen.length = 0;
-    const on = await (await selector(tools, undefined, { serverBoost: 0, clauseWeight: 0.3, clauseHead: 0, lexicalWeight: 1 }, lexical)).select({ prompt });
+    const on = await (await selector(tools, undefined, { serverBoost: 0, clauseWeight: 0.3, clauseHead: 0, stepHead: 0, lexicalWeight: 1 }, lexical)).select({ prompt });
     assert.deepEqual(seen, [prompt, 'book the dentist on friday', 'send Ana the invoice']);
     const score = (s: typeof on, name: string): number => s.ranking.find((r) => r.name === name)!.score;
     assert.ok(score(on, 'calendar_add') > score(off, 'calendar_add'));
@@ -318,7 +318,7 @@ describe('server-aware steps in the selector', () => {
       score: (text: string) => (text === 'book the dentist on friday' ? [1, 0, 0, 0, 0, 0] : text === 'send Ana the invoice' ? [0, 1, 0, 0, 0, 0] : [0.2, 0.2, 0, 1, 0.9, 0.8]),
     });
     const prompt = 'book the dentist on friday, then send Ana the invoice';
-    const options = { serverBoost: 0, clauseWeight: 0, lexicalWeight: 1, lexicalZThreshold: 0, minTools: 1, depth: 0 };
+    const options = { serverBoost: 0, clauseWeight: 0, stepHead: 0, lexicalWeight: 1, lexicalZThreshold: 0, minTools: 1, depth: 0 };
     const without = await (await selector(tools, undefined, { ...options, clauseHead: 0 }, lexical)).select({ prompt });
     assert.deepEqual(without.tools.map((t) => t.name), ['misc_a']);
     const withHeads = await (await selector(tools, undefined, { ...options, clauseHead: 1 }, lexical)).select({ prompt });
