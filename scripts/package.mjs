@@ -34,7 +34,7 @@ const GPU_ONLY_FILES = new Set(['DirectML.dll', 'dxcompiler.dll', 'dxil.dll']);
  * loaded (src/core/util/bundledText.ts): brotli takes these 83 KB (and more) below
  * the zip's own compression, room the VSIX needs under its budget. .vscodeignore lists the .br files.
  */
-const COMPRESSED_DATA_FILES = ['media/needs/general-needs.json', 'media/spelling/words.txt', 'media/names/name-aliases.json'];
+const COMPRESSED_DATA_FILES = ['media/needs/general-needs.json', 'media/spelling/words.txt', 'media/names/name-aliases.json', 'media/model/tokenizer.json'];
 
 /**
  * The extension's bundle ships brotli-compressed too, behind a loader of a few lines (LOADER): the two MCP
@@ -78,7 +78,10 @@ try {
   run(process.execPath, ['scripts/third-party-notices.mjs', '--meta', `${stage}/dist/extension.meta.json`]);
   // media/panel.js was just built into the stage, minified; the repository's own (development) copy stays out.
   for (const item of SHIPPED) cpSync(item, `${stage}/${item}`, { recursive: true, filter: (src) => src !== path.join('media', 'panel.js') });
-  for (const file of COMPRESSED_DATA_FILES) writeFileSync(`${stage}/${file}.br`, brotliBest(readFileSync(file)));
+  for (const file of COMPRESSED_DATA_FILES) {
+    writeFileSync(`${stage}/${file}.br`, brotliBest(readFileSync(file)));
+    rmSync(`${stage}/${file}`);
+  }
   writeFileSync(`${stage}/${COMPRESSED_BUNDLE}`, brotliBest(readFileSync(`${stage}/${BUNDLE}`)));
   writeFileSync(`${stage}/${BUNDLE}`, LOADER);
   for (const target of targets) {

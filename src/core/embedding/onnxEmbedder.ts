@@ -9,6 +9,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
+import { brotliDecompressSync } from 'node:zlib';
 import path from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import type * as Ort from 'onnxruntime-node';
@@ -467,6 +468,11 @@ async function readRequiredFile(dir: string, name: string): Promise<Buffer> {
     return await readFile(path.join(dir, name));
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    // The bundled model ships its tokenizer brotli-compressed (scripts/package.mjs); the bytes read are the original's.
+    if (missing) {
+      const compressed = await readFile(path.join(dir, `${name}.br`)).catch(() => undefined);
+      if (compressed) return brotliDecompressSync(compressed);
+    }
     throw invalid(dir, missing
       ? `it has no ${name}. A sentence-embedding folder holds ${MODEL_FILE} and ${TOKENIZER_FILE}; export or download it again.`
       : `${name} could not be read (${errorText(error)}).`, error);
