@@ -113,7 +113,8 @@ describe('use memory', () => {
     const memory = new UsageMemory({ enabled: false });
     assert.equal(memory.record({ prompt: 'deploy the staging build', called: ['ci_deploy'] }), undefined);
     assert.equal(memory.size, 0);
-    const on = new UsageMemory();
+    // A fixed clock: with the real one, a millisecond passing on a busy machine would decay the hint below 1.
+    const on = memoryAt().memory;
     on.record({ prompt: 'deploy the staging build', called: ['ci_deploy'] });
     on.enabled = false;
     assert.equal(on.hintsFor('deploy the staging build', undefined).size, 0);
