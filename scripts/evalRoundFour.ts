@@ -1,6 +1,6 @@
 import type { DataQuery } from '../src/core/evaluation/retrievalData';
 import { retrievalMetrics } from '../src/core/evaluation/retrievalData';
-import { needRecall } from '../src/core/evaluation/selectionEvaluation';
+import { needRecall, sentAll } from '../src/core/evaluation/selectionEvaluation';
 import type { QueryOutcome } from '../src/core/evaluation/selectionEvaluation';
 
 /**
@@ -24,14 +24,13 @@ export function roundFourFigures(queries: readonly DataQuery[], outcomes: readon
   const picked = queries.map((q, i) => ({ q, o: outcomes[i]! })).filter(({ q }) => q.group !== undefined);
   if (picked.length === 0) return undefined;
   const summarise = (rows: typeof picked) => {
-    const withGold = rows.filter(({ q }) => q.gold.length > 0);
-    const metrics = retrievalMetrics(withGold.map((r) => r.q), withGold.map((r) => r.o.ranked));
-    const all = withGold.filter(({ q, o }) => q.gold.every((g) => o.selected.includes(g))).length;
+    const queries = rows.map((r) => r.q);
+    const metrics = retrievalMetrics(queries, rows.map((r) => r.o.ranked));
     return {
       n: rows.length,
       'recall@25': metrics['recall@25'],
       'all@25': metrics['all@25'],
-      sent_all: withGold.length ? round1((100 * all) / withGold.length) : 0,
+      sent_all: sentAll(queries, rows.map((r) => r.o.selected)),
       mean_sent: round1(rows.reduce((s, r) => s + r.o.selected.length, 0) / rows.length),
     };
   };

@@ -9,7 +9,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
-import { brotliDecompressSync } from 'node:zlib';
+import { readBundledBytes } from '../util/bundledText';
 import path from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import type * as Ort from 'onnxruntime-node';
@@ -465,14 +465,10 @@ async function findModelFile(dir: string): Promise<string> {
 
 async function readRequiredFile(dir: string, name: string): Promise<Buffer> {
   try {
-    return await readFile(path.join(dir, name));
+    // The bundled model ships its tokenizer brotli-compressed (scripts/package.mjs); the bytes read are the original's.
+    return await readBundledBytes(path.join(dir, name));
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-    // The bundled model ships its tokenizer brotli-compressed (scripts/package.mjs); the bytes read are the original's.
-    if (missing) {
-      const compressed = await readFile(path.join(dir, `${name}.br`)).catch(() => undefined);
-      if (compressed) return brotliDecompressSync(compressed);
-    }
     throw invalid(dir, missing
       ? `it has no ${name}. A sentence-embedding folder holds ${MODEL_FILE} and ${TOKENIZER_FILE}; export or download it again.`
       : `${name} could not be read (${errorText(error)}).`, error);

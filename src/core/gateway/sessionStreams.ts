@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerResponse } from 'node:http';
 import type { EventId, EventStore, JSONRPCMessage, StreamId } from '@modelcontextprotocol/server';
+import { isRecord } from '../util/isRecord';
 
 /**
  * Resumable answer streams for 2025-11-25 sessions, and a clear end for the calls a gateway lost.
@@ -99,8 +100,4 @@ export function answerLostCall(res: ServerResponse, id: string | number): void {
 function parseEventId(eventId: string): { token: string; streamId: string; seq: number } | undefined {
   const m = /^([A-Za-z0-9_-]+|-)\.([^.]+)\.(\d+)$/.exec(eventId);
   return m ? { token: m[1]!, streamId: m[2]!, seq: Number(m[3]) } : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -12,6 +12,8 @@ import {
   type InputResponses,
 } from '@modelcontextprotocol/server';
 import type { CallerFeatures } from '../connection/clientFeatures';
+import { describeError } from '../connection/connectionErrors';
+import { errorResult } from './gatewayTools';
 
 /**
  * Calls of 2026-07-28 gateway clients that wait for their client's answer. A routed server may ask a question
@@ -168,7 +170,7 @@ export class SuspendedCalls {
     this.calls.set(call.id, call);
     run(call.features(can), call.controller.signal).then(
       (result) => call.settle(result),
-      (error: unknown) => call.settle(failure(error)),
+      (error: unknown) => call.settle(errorResult(describeError(error))),
     );
     return this.next(call, signal);
   }
@@ -177,10 +179,10 @@ export class SuspendedCalls {
   async resume(state: ParkedCallState, key: { tool: string; args: string }, responses: InputResponses | Record<string, unknown> | undefined, signal: AbortSignal): Promise<NextAnswer> {
     const call = this.calls.get(state.id);
     if (!call) {
-      return { kind: 'result', result: failure(`The call this answer belongs to has ended: it waited longer than ${Math.round(this.expiryMs / 1000)} s for the answer, or the gateway restarted. Call the tool again.`) };
+      return { kind: 'result', result: errorResult(`The call this answer belongs to has ended: it waited longer than ${Math.round(this.expiryMs / 1000)} s for the answer, or the gateway restarted. Call the tool again.`) };
     }
-    if (call.tool !== key.tool || call.args !== key.args) return { kind: 'result', result: failure('The answer sent back was for another call. Call the tool again.') };
-    if (state.round !== call.round) return { kind: 'result', result: failure('That answer was used already. Call the tool again to be asked again.') };
+    if (call.tool !== key.tool || call.args !== key.args) return { kind: 'result', result: errorResult('The answer sent back was for another call. Call the tool again.') };
+    if (state.round !== call.round) return { kind: 'result', result: errorResult('That answer was used already. Call the tool again to be asked again.') };
     clearTimeout(call.expiry);
     call.answer(responses);
     return this.next(call, signal);
@@ -219,9 +221,4 @@ export class SuspendedCalls {
     call.expiry.unref?.();
     return answer;
   }
-}
-
-function failure(error: unknown): CallToolResult {
-  const message = typeof error === 'string' ? error : error instanceof Error ? error.message : String(error);
-  return { content: [{ type: 'text', text: message }], isError: true };
 }

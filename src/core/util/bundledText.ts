@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { brotliDecompressSync } from 'node:zlib';
 
 /**
@@ -12,5 +13,23 @@ export function readBundledText(file: string): string {
     return brotliDecompressSync(fs.readFileSync(`${file}.br`)).toString('utf8');
   } catch (error) {
     throw new Error(`${file}.br is not brotli-compressed data (${(error as Error).message})`, { cause: error });
+  }
+}
+
+/**
+ * A bundled file's bytes, read the same way as {@link readBundledText}: the plain file, else `<file>.br`
+ * unpacked. With neither, the plain file's own read error (ENOENT) is thrown.
+ */
+export async function readBundledBytes(file: string): Promise<Buffer> {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    const compressed = (error as NodeJS.ErrnoException).code === 'ENOENT' ? await readFile(`${file}.br`).catch(() => undefined) : undefined;
+    if (!compressed) throw error;
+    try {
+      return brotliDecompressSync(compressed);
+    } catch (cause) {
+      throw new Error(`${file}.br is not brotli-compressed data (${(cause as Error).message})`, { cause });
+    }
   }
 }

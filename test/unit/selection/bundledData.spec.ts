@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { brotliCompressSync, constants as zlib } from 'node:zlib';
+import { readBundledBytes } from '../../../src/core/util/bundledText';
 import { GENERAL_NEEDS_FILE, SPELLING_NAMES_FILE, SPELLING_WORDS_FILE, loadGeneralNeeds, loadSpellingWords, readBundledText } from '../../../src/core/selection/selectionEngine';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -74,5 +75,19 @@ describe('bundled data files', () => {
 
   it('still says a missing file is missing', () => {
     assert.throws(() => readBundledText(path.join(os.tmpdir(), 'no-such-folder-xyz', 'words.txt')), /ENOENT/);
+  });
+
+  it('reads bytes the same way: plain first, else <file>.br unpacked, else the plain file\'s ENOENT', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bundled-data-'));
+    try {
+      const file = path.join(root, 'tokenizer.json');
+      fs.writeFileSync(`${file}.br`, brotliCompressSync(Buffer.from('{"packed":true}')));
+      assert.equal((await readBundledBytes(file)).toString('utf8'), '{"packed":true}');
+      fs.writeFileSync(file, '{"plain":true}');
+      assert.equal((await readBundledBytes(file)).toString('utf8'), '{"plain":true}');
+      await assert.rejects(readBundledBytes(path.join(root, 'missing.json')), /ENOENT/);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });
