@@ -31,9 +31,9 @@ const SERVER_START_MS = 60_000;
 /**
  * Prompts a person would type while working with the three reference servers, each with the tools it
  * needs (by exposed name). Written for this bench from the servers' documentation, not from the
- * selector's output. Three need tools marked destructive (write_file, move_file, edit_file), which the
- * default selection leaves out unless allowDestructiveTools is on; they are kept, since real work needs
- * them, and the lines below say how much of the coverage they cost.
+ * selector's output. Three need tools marked destructive (write_file, move_file, edit_file): the default
+ * policy ("confirm") offers them and asks before they run, and only "never" leaves them out; the lines
+ * below say how many needed destructive tools the selection missed.
  */
 const REFERENCE_PROMPTS: ReadonlyArray<{ readonly prompt: string; readonly needs: readonly string[] }> = [
   { prompt: 'Read notes/todo.md and tell me what is still left to do', needs: ['filesystem_read_text_file'] },
@@ -93,7 +93,7 @@ async function measure(key: string, catalogue: readonly SelectableTool[], querie
     const missing = q.gold.filter((g) => !sent.has(g));
     coverageSum += (q.gold.length - missing.length) / q.gold.length;
     covered++;
-    // The default selection never sends a destructive tool, so a needed one is always missed.
+    // Under the default policy ("confirm") destructive tools are offered, so a missed one was ranked out.
     lostToDestructive += missing.filter((g) => byName.get(g)?.annotations?.destructiveHint).length;
     if (missing.length > 0) misses.push(`"${q.query}" → ${missing.join(', ')}`);
   }
@@ -107,7 +107,7 @@ async function measure(key: string, catalogue: readonly SelectableTool[], querie
   const ratio = result.tokens_selected / Math.max(result.tokens_all, 1);
   console.log(`\n${key}: ${queries.length} prompts, ${catalogue.length} tools`);
   console.log(`  tokens per turn  selected ${result.tokens_selected} (${(toolsSelected / n).toFixed(1)} tools)   all ${result.tokens_all}   ratio ${ratio.toFixed(4)} (${(1 / Math.max(ratio, 1e-9)).toFixed(1)}x fewer)`);
-  console.log(`  coverage         ${result.coverage.toFixed(1)}% of needed tools in the selected set${lostToDestructive ? `; ${lostToDestructive} needed tool(s) left out as destructive (allowDestructiveTools is off by default)` : ''}`);
+  console.log(`  coverage         ${result.coverage.toFixed(1)}% of needed tools in the selected set${lostToDestructive ? `; ${lostToDestructive} of the missed tools are destructive (offered under the default "confirm" policy, left out only under "never")` : ''}`);
   // The dev sets miss hundreds; the reference prompts are few enough to read each miss.
   if (key === REFERENCE_SET) for (const miss of misses) console.log(`  missed: ${miss}`);
   return result;

@@ -22,6 +22,7 @@ import { LexicalRanker } from '../src/core/selection/lexicalRanker';
 import { loadNameAliases, NAME_ALIASES_FILE, type NameAliases } from '../src/core/selection/nameAliases';
 import { toolEmbeddingText } from '../src/core/selection/toolDocument';
 import { readNameLines, type NameLanguage, type NameLine, type NameSplit, type NameType } from './data/buildNameAliases';
+import { describeError } from '../src/core/errors/describeError';
 
 const ROOT = path.resolve(__dirname, '..');
 const KS = [1, 5, 10] as const;
@@ -244,6 +245,6 @@ async function main(): Promise<void> {
 const fmt = (h: Hits): string => KS.map((k) => h[`hit@${k}`].toFixed(1).padStart(5)).join(' ');
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${(error as Error).message}\n`);
+  process.stderr.write(`${describeError(error)}\n`);
   process.exit(1);
 });

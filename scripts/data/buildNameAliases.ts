@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { NAME_ALIASES_FILE, nameWords, type NameAliasFile } from '../../src/core/selection/nameAliases';
+import { describeError } from '../../src/core/errors/describeError';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 export const NAMES_FILE = path.join(ROOT, 'data', 'bilingual', 'names.jsonl');
@@ -148,7 +149,7 @@ if (require.main === module) {
   try {
     main();
   } catch (e) {
-    process.stderr.write(`${(e as Error).message}\n`);
+    process.stderr.write(`${describeError(e)}\n`);
     process.exit(1);
   }
 }

@@ -19,6 +19,7 @@ import path from 'node:path';
 import { readJsonl } from '../../src/core/evaluation/retrievalData';
 import { CATALOGUES, type Catalogue, type CatalogueSplit } from './catalogueList';
 import { isGeneralKind, kindProviders } from './generalKinds';
+import { describeError } from '../../src/core/errors/describeError';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const OUT = path.join(ROOT, 'data', 'requests');
@@ -221,7 +222,7 @@ export function assembleQueries(only?: ReadonlySet<string>, quiet = false, dir =
       try {
         w = JSON.parse(line) as Written;
       } catch (e) {
-        problems.push(`${where}: not JSON (${(e as Error).message})`);
+        problems.push(`${where}: not JSON (${describeError(e)})`);
         return;
       }
       if (typeof w.query !== 'string' || w.query.trim().length < 3) return void problems.push(`${where}: "query" must be a non-empty string`);
@@ -300,7 +301,7 @@ if (require.main === module) {
   try {
     main();
   } catch (e) {
-    process.stderr.write(`${(e as Error).message}\n`);
+    process.stderr.write(`${describeError(e)}\n`);
     process.exit(1);
   }
 }

@@ -22,6 +22,7 @@ import { NON_ENGLISH_SOURCES } from './catalogueSources/nonEnglishServers';
 import { PROBE_SOURCES } from './catalogueSources/probeServers';
 import { ROUND_FOUR_SOURCES } from './catalogueSources/roundFourServers';
 import type { CatalogueSource } from './catalogueSources/sourceTypes';
+import { describeError } from '../../src/core/errors/describeError';
 
 const OUT_DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'catalogues');
 /** Probe catalogues are kept apart so that nothing that reads OUT_DIR trains on them. */
@@ -121,6 +122,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`${describeError(err)}\n`);
   process.exit(1);
 });

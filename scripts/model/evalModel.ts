@@ -12,6 +12,7 @@ import { OnnxEmbedder } from '../../src/core/embedding/onnxEmbedder';
 import { updateModelCardFigures } from './modelCard';
 import { formatTable, METRIC_NAMES, REPO_ROOT, round1, type Metrics } from './dataSets';
 import { evaluateRealCatalogues, evaluateSets, formatProbe, HYBRID_LEXICAL_WEIGHT, type SetScores } from './retrievalEvaluation';
+import { describeError } from '../../src/core/errors/describeError';
 
 /** Lexical weights shown in the sweep that justifies HYBRID_LEXICAL_WEIGHT. */
 const WEIGHT_SWEEP = [0.2, 0.3, 0.4, 0.5, 0.6, 0.7];
@@ -108,6 +109,6 @@ function markdownTable(s: SetScores): string {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`${describeError(err)}\n`);
   process.exit(1);
 });

@@ -16,6 +16,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SELECTION_DEV_SETS } from '../../src/core/evaluation/retrievalData';
+import { describeError } from '../../src/core/errors/describeError';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 /** The router's figures that eval:select prints per set (team sets add the last two). */
@@ -119,7 +120,7 @@ if (require.main === module) {
   try {
     main();
   } catch (error) {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`${describeError(error)}\n`);
     process.exit(1);
   }
 }

@@ -3,10 +3,13 @@ import { isLoopbackHost } from '../core/gateway/httpGateway';
 import { parseReplicaPlace, type ReplicaPlace } from '../core/gateway/replicaSessions';
 import { readGatewayToken } from '../core/gateway/tokenFile';
 import { destructivePolicyFrom, type DestructivePolicy } from '../core/policy/callPolicy';
+import { CLI_STARTUP_WAIT_MS } from '../core/router/startupWaits';
 import { DEFAULT_EMBEDDING_SETTINGS, type EmbeddingSettings } from '../core/selection/selectionEngine';
 import { parseElicitationMode, type ElicitationMode } from './clientFeatures';
+import type { ReplayCliOptions } from './replayCommand';
 import type { HttpServeOptions } from './serveCommand';
-import { parseProvider } from './selectCommands';
+import { parseProvider, type SelectCliOptions } from './selectCommands';
+import { describeError } from '../core/errors/describeError';
 
 /** The command line of `mcp-tool-router`: its usage text, its options, and their parsing and checks. */
 
@@ -31,7 +34,7 @@ Options:
                      can ask its user (elicitation), and refuses them for any other client
   --allow-destructive NAME  run this destructive tool without asking (repeatable)
   --input ID=VALUE   value of \${input:ID}; also read from MCP_TOOL_ROUTER_INPUT_<ID>
-  --wait MS          how long to wait for servers to start (default 60000)
+  --wait MS          how long to wait for servers to start (default ${CLI_STARTUP_WAIT_MS})
   --verbose          print server logs to stderr
   --dynamic          serve: also list the last search's top tools, announced with tools/list_changed
   --no-quarantine    serve: keep tools flagged as poisoned (high severity) in search results (see SECURITY.md)
@@ -56,9 +59,6 @@ Options:
   --records FILE     replay: the use memory's records (tool-usage.jsonl in the workspace's storage)
   --no-memory        replay: today's selector alone, without the use memory rebuilt from earlier records
 `;
-
-/** Long enough for an `npx` server's first start; the CLI waits no longer before answering. */
-export const DEFAULT_STARTUP_WAIT_MS = 60_000;
 
 export interface CliOptions {
   command: string;
@@ -123,7 +123,7 @@ export function httpServeOptions(opts: Pick<CliOptions, 'http' | 'port' | 'host'
   try {
     token = readGatewayToken(opts.tokenFile);
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(describeError(error));
   }
   return { host, token, ...(opts.port !== undefined ? { port: opts.port } : {}), ...proxyOptions(opts) };
 }
@@ -134,150 +134,126 @@ function proxyOptions(opts: Partial<Pick<CliOptions, 'trustProxy' | 'replica'>>)
 }
 
 export function parseCliArgs(argv: readonly string[]): CliOptions {
-  const opts: CliOptions = { command: '', positional: [], configs: [], json: false, waitMs: DEFAULT_STARTUP_WAIT_MS, workspace: process.cwd(), inputs: new Map(), verbose: false, dynamic: false, quarantine: true, memory: true, http: false, noAuth: false, embeddings: { ...DEFAULT_EMBEDDING_SETTINGS }, roots: [], allowDestructive: [], trustProxy: false, acceptToolChanges: [] };
+  const opts = defaultCliOptions();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    const value = (): string => {
-      const v = argv[++i];
-      if (v === undefined || (v.startsWith('--') && arg !== '--args')) throw new UsageError(`${arg} needs a value.`);
-      return v;
-    };
-    const number = (): number => {
+    const option = OPTIONS.get(arg);
+    if (option) {
+      option(opts, optionValues(arg, () => argv[++i]));
+    } else if (arg.startsWith('-')) {
+      throw new UsageError(`Unknown option ${arg}.`);
+    } else if (!opts.command) {
+      opts.command = arg;
+    } else {
+      opts.positional.push(arg);
+    }
+  }
+  return opts;
+}
+
+function defaultCliOptions(): CliOptions {
+  return { command: '', positional: [], configs: [], json: false, waitMs: CLI_STARTUP_WAIT_MS, workspace: process.cwd(), inputs: new Map(), verbose: false, dynamic: false, quarantine: true, memory: true, http: false, noAuth: false, embeddings: { ...DEFAULT_EMBEDDING_SETTINGS }, roots: [], allowDestructive: [], trustProxy: false, acceptToolChanges: [] };
+}
+
+/** An option's value, read from the words after it; every error names the option and is a usage error. */
+interface OptionValues {
+  value(): string;
+  /** A positive whole number of milliseconds. */
+  number(): number;
+  /** The value read by a parser whose errors name the option. */
+  parsed<T>(parse: (raw: string) => T): T;
+}
+
+function optionValues(arg: string, next: () => string | undefined): OptionValues {
+  const value = (): string => {
+    const v = next();
+    if (v === undefined || (v.startsWith('--') && arg !== '--args')) throw new UsageError(`${arg} needs a value.`);
+    return v;
+  };
+  return {
+    value,
+    number: () => {
       const raw = value();
       const n = Number(raw);
       if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${arg} needs a positive whole number of milliseconds, got "${raw}".`);
       return n;
-    };
-    /** The value read by a parser whose errors name the option; they become usage errors. */
-    const parsed = <T>(parse: (raw: string) => T): T => {
+    },
+    parsed: (parse) => {
       const raw = value();
       try {
         return parse(raw);
       } catch (error) {
-        throw new UsageError((error as Error).message);
+        throw new UsageError(describeError(error));
       }
-    };
-    switch (arg) {
-      case '--config':
-        opts.configs.push(value());
-        break;
-      case '--json':
-        opts.json = true;
-        break;
-      case '--args':
-        opts.args = value();
-        break;
-      case '--timeout':
-        opts.timeoutMs = number();
-        break;
-      case '--wait':
-        opts.waitMs = number();
-        break;
-      case '--workspace':
-        opts.workspace = path.resolve(value());
-        break;
-      case '--root':
-        opts.roots.push(path.resolve(value()));
-        break;
-      case '--destructive-tools': {
-        const raw = value();
-        const policy = destructivePolicyFrom(raw);
-        if (!policy) throw new UsageError(`--destructive-tools must be confirm, never or always; got "${raw}".`);
-        opts.destructiveTools = policy;
-        break;
-      }
-      case '--allow-destructive':
-        opts.allowDestructive.push(value());
-        break;
-      case '--trust-proxy':
-        opts.trustProxy = true;
-        break;
-      case '--replica':
-        opts.replica = parsed(parseReplicaPlace);
-        break;
-      case '--accept-tool-changes':
-        opts.acceptToolChanges.push(value());
-        break;
-      case '--verbose':
-        opts.verbose = true;
-        break;
-      case '--dynamic':
-        opts.dynamic = true;
-        break;
-      case '--no-quarantine':
-        opts.quarantine = false;
-        break;
-      case '--http':
-        opts.http = true;
-        break;
-      case '--port': {
-        const raw = value();
-        const port = Number(raw);
-        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port needs a port number from 0 to 65535, got "${raw}".`);
-        opts.port = port;
-        break;
-      }
-      case '--host':
-        opts.host = value();
-        break;
-      case '--token-file':
-        opts.tokenFile = value();
-        break;
-      case '--no-auth':
-        opts.noAuth = true;
-        break;
-      case '--browser':
-        opts.browser = value();
-        break;
-      case '--elicitation':
-        opts.elicitation = parsed(parseElicitationMode);
-        break;
-      case '--tools':
-        opts.toolsFile = value();
-        break;
-      case '--queries':
-        opts.queriesFile = value();
-        break;
-      case '--split':
-        opts.split = value();
-        break;
-      case '--out':
-        opts.outFile = value();
-        break;
-      case '--cache-dir':
-        opts.cacheDir = value();
-        break;
-      case '--records':
-        opts.recordsFile = value();
-        break;
-      case '--no-memory':
-        opts.memory = false;
-        break;
-      case '--embeddings':
-        opts.embeddings = { ...opts.embeddings, provider: parsed(parseProvider) };
-        break;
-      case '--model':
-        opts.embeddings = { ...opts.embeddings, model: value() };
-        break;
-      case '--endpoint':
-        opts.embeddings = { ...opts.embeddings, endpoint: value() };
-        break;
-      case '--input': {
-        const raw = value();
-        const eq = raw.indexOf('=');
-        if (eq <= 0) throw new UsageError(`--input needs ID=VALUE, got "${raw.slice(0, 40)}".`);
-        opts.inputs.set(raw.slice(0, eq), raw.slice(eq + 1));
-        break;
-      }
-      case '-h':
-      case '--help':
-        opts.command = 'help';
-        break;
-      default:
-        if (arg.startsWith('-')) throw new UsageError(`Unknown option ${arg}.`);
-        if (!opts.command) opts.command = arg;
-        else opts.positional.push(arg);
-    }
-  }
-  return opts;
+    },
+  };
+}
+
+type OptionReader = (opts: CliOptions, values: OptionValues) => void;
+
+/** Every option and what it sets; a Map, so a word such as "constructor" is never taken for one. */
+const OPTIONS: ReadonlyMap<string, OptionReader> = new Map<string, OptionReader>([
+  ['--config', (o, v) => { o.configs.push(v.value()); }],
+  ['--json', (o) => { o.json = true; }],
+  ['--args', (o, v) => { o.args = v.value(); }],
+  ['--timeout', (o, v) => { o.timeoutMs = v.number(); }],
+  ['--wait', (o, v) => { o.waitMs = v.number(); }],
+  ['--workspace', (o, v) => { o.workspace = path.resolve(v.value()); }],
+  ['--root', (o, v) => { o.roots.push(path.resolve(v.value())); }],
+  ['--destructive-tools', (o, v) => { o.destructiveTools = destructivePolicy(v.value()); }],
+  ['--allow-destructive', (o, v) => { o.allowDestructive.push(v.value()); }],
+  ['--trust-proxy', (o) => { o.trustProxy = true; }],
+  ['--replica', (o, v) => { o.replica = v.parsed(parseReplicaPlace); }],
+  ['--accept-tool-changes', (o, v) => { o.acceptToolChanges.push(v.value()); }],
+  ['--verbose', (o) => { o.verbose = true; }],
+  ['--dynamic', (o) => { o.dynamic = true; }],
+  ['--no-quarantine', (o) => { o.quarantine = false; }],
+  ['--http', (o) => { o.http = true; }],
+  ['--port', (o, v) => { o.port = portNumber(v.value()); }],
+  ['--host', (o, v) => { o.host = v.value(); }],
+  ['--token-file', (o, v) => { o.tokenFile = v.value(); }],
+  ['--no-auth', (o) => { o.noAuth = true; }],
+  ['--browser', (o, v) => { o.browser = v.value(); }],
+  ['--elicitation', (o, v) => { o.elicitation = v.parsed(parseElicitationMode); }],
+  ['--tools', (o, v) => { o.toolsFile = v.value(); }],
+  ['--queries', (o, v) => { o.queriesFile = v.value(); }],
+  ['--split', (o, v) => { o.split = v.value(); }],
+  ['--out', (o, v) => { o.outFile = v.value(); }],
+  ['--cache-dir', (o, v) => { o.cacheDir = v.value(); }],
+  ['--records', (o, v) => { o.recordsFile = v.value(); }],
+  ['--no-memory', (o) => { o.memory = false; }],
+  ['--embeddings', (o, v) => { o.embeddings = { ...o.embeddings, provider: v.parsed(parseProvider) }; }],
+  ['--model', (o, v) => { o.embeddings = { ...o.embeddings, model: v.value() }; }],
+  ['--endpoint', (o, v) => { o.embeddings = { ...o.embeddings, endpoint: v.value() }; }],
+  ['--input', (o, v) => { setInput(o.inputs, v.value()); }],
+  ['-h', (o) => { o.command = 'help'; }],
+  ['--help', (o) => { o.command = 'help'; }],
+]);
+
+function destructivePolicy(raw: string): DestructivePolicy {
+  const policy = destructivePolicyFrom(raw);
+  if (!policy) throw new UsageError(`--destructive-tools must be confirm, never or always; got "${raw}".`);
+  return policy;
+}
+
+function portNumber(raw: string): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--port needs a port number from 0 to 65535, got "${raw}".`);
+  return n;
+}
+
+function setInput(inputs: Map<string, string>, raw: string): void {
+  const eq = raw.indexOf('=');
+  if (eq <= 0) throw new UsageError(`--input needs ID=VALUE, got "${raw.slice(0, 40)}".`);
+  inputs.set(raw.slice(0, eq), raw.slice(eq + 1));
+}
+
+/** What `select` and `eval` take from the command line. */
+export function selectOptions(opts: CliOptions): SelectCliOptions {
+  return { embeddings: opts.embeddings, json: opts.json, ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}) };
+}
+
+/** What `replay` takes from the command line (checked before: --records is given). */
+export function replayOptions(opts: CliOptions): ReplayCliOptions {
+  return { ...selectOptions(opts), recordsFile: opts.recordsFile!, memory: opts.memory };
 }

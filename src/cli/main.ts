@@ -1,31 +1,30 @@
 import * as path from 'node:path';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { EXIT_CODES, exitCodeFor, type CallEnvelope } from '../core/router/callEnvelope';
+import { EXIT_CODES } from '../core/router/callEnvelope';
 import { loadMcpConfigFile, type InputDefinition } from '../core/config/mcpConfigParser';
 import { formatConfigIssue, type ConfigIssue, type ServerDefinition } from '../core/config/serverConfig';
-import { describeState } from '../core/connection/serverConnection';
 import { loadToolsFile } from '../core/evaluation/retrievalData';
 import { ToolRouter } from '../core/router/toolRouter';
-import { catalogueFromFile, defaultCacheDir, runEval, runSelect, type SelectCliOptions } from './selectCommands';
+import { catalogueFromFile, defaultCacheDir, runEval, runSelect } from './selectCommands';
 import { cliClientFeatures, defaultElicitationMode } from './clientFeatures';
 import type { ClientFeatures } from '../core/connection/clientFeatures';
 import { setOnnxRuntimeFolder } from '../core/embedding/ortRuntime';
-import { runReplay, type ReplayCliOptions } from './replayCommand';
+import { runReplay } from './replayCommand';
 import { runServe, type HttpServeOptions } from './serveCommand';
-import { httpServeOptions, parseCliArgs, UsageError, USAGE, type CliOptions } from './cliArgs';
-import { heldBackMessage, ToolPins } from '../core/security/toolPins';
+import { httpServeOptions, parseCliArgs, replayOptions, selectOptions, UsageError, USAGE, type CliOptions } from './cliArgs';
+import { ROUTER_COMMANDS } from './routerCommands';
+import { ToolPins } from '../core/security/toolPins';
 import { FileToolPinStore, TOOL_PINS_FILE_NAME } from '../core/security/toolPinStore';
 import { routerConfigBeside } from '../core/config/takeOver';
 import type { RouterBlock } from '../core/config/routerBlock';
-import { callPolicy, CLI_ALLOW_HINTS, decideCall, type CallPolicy, type DestructivePolicy } from '../core/policy/callPolicy';
+import { callPolicy, CLI_ALLOW_HINTS, type CallPolicy, type DestructivePolicy } from '../core/policy/callPolicy';
+import { describeError } from '../core/errors/describeError';
 
 /**
- * `mcp-tool-router`: the core, outside VS Code.
- *
- *   tools   --config FILE [--json]
- *   call    NAME --args JSON --config FILE [--timeout MS]   (typing the name is the confirmation `confirm` asks for)
- *   servers --config FILE [--json]
+ * `mcp-tool-router`: the core, outside VS Code. Its commands and options are USAGE (cliArgs.ts); this file
+ * reads the config and sends each command where it runs: on a catalogue file alone (eval, select or replay
+ * with --tools), as a gateway (serve, serveCommand.ts), or on a router over the servers (routerCommands.ts).
  *
  * Exit codes: 0 ok, 1 usage or config error, 2 invalid arguments (the server was not called),
  * 3 the tool reported an error, 4 unknown tool, 5 server unavailable (or timed out).
@@ -49,11 +48,6 @@ function toolPinsFor(opts: CliOptions, err: (s: string) => void): ToolPins {
     onProblem: (message) => err(`warning: ${message}\n`),
   });
 }
-
-function reportHeldBack(router: ToolRouter, pins: ToolPins, err: (s: string) => void): void {
-  for (const held of router.heldBackTools()) err(`${heldBackMessage(held, pins)}\n`);
-}
-
 
 async function promptInput(input: InputDefinition): Promise<string | undefined> {
   if (!process.stdin.isTTY) return input.default;
@@ -119,7 +113,7 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
   try {
     opts = parseCliArgs(argv);
   } catch (error) {
-    err(`${(error as Error).message}\n\n${USAGE}`);
+    err(`${describeError(error)}\n\n${USAGE}`);
     return EXIT_CODES.usage;
   }
   setOnnxRuntimeFolder(path.join(opts.cacheDir ?? path.dirname(defaultCacheDir()), 'runtime'));
@@ -127,165 +121,102 @@ export async function runCli(argv: readonly string[], out: (s: string) => void =
     (opts.command === 'help' ? out : err)(USAGE);
     return opts.command === 'help' ? EXIT_CODES.ok : EXIT_CODES.usage;
   }
+  return (await runOnFiles(opts, out, err)) ?? (await runOnServers(opts, out, err));
+}
+
+/**
+ * The commands that need no servers, as they read a catalogue file: `eval`, and `select` or `replay`
+ * with `--tools`. Undefined for any other command, which the servers must answer.
+ */
+async function runOnFiles(opts: CliOptions, out: (s: string) => void, err: (s: string) => void): Promise<number | undefined> {
   if (opts.command === 'eval') {
     if (!opts.toolsFile || !opts.queriesFile || !opts.outFile) {
       err(`eval needs --tools, --queries and --out.\n\n${USAGE}`);
       return EXIT_CODES.usage;
     }
-    try {
-      return await runEval({ toolsFile: opts.toolsFile, queriesFile: opts.queriesFile, outFile: opts.outFile, ...(opts.split ? { split: opts.split } : {}), ...selectOptions(opts) }, out, err);
-    } catch (error) {
-      err(`${(error as Error).message}\n`);
-      return EXIT_CODES.usage;
-    }
+    return usageOnError(err, () => runEval({ toolsFile: opts.toolsFile!, queriesFile: opts.queriesFile!, outFile: opts.outFile!, ...(opts.split ? { split: opts.split } : {}), ...selectOptions(opts) }, out, err));
   }
   if (opts.command === 'replay' && (!opts.recordsFile || (!opts.toolsFile && opts.configs.length === 0))) {
     err(`replay needs --records and either --config or --tools.\n\n${USAGE}`);
     return EXIT_CODES.usage;
   }
-  if (opts.command === 'replay' && opts.toolsFile) {
-    try {
-      return await runReplay(catalogueFromFile(loadToolsFile(opts.toolsFile)), replayOptions(opts), out, err);
-    } catch (error) {
-      err(`${(error as Error).message}\n`);
-      return EXIT_CODES.usage;
-    }
+  const toolsFile = opts.toolsFile;
+  if (opts.command === 'replay' && toolsFile) {
+    return usageOnError(err, () => runReplay(catalogueFromFile(loadToolsFile(toolsFile)), replayOptions(opts), out, err));
   }
-  if (opts.command === 'select' && opts.toolsFile) {
+  if (opts.command === 'select' && toolsFile) {
     const prompt = opts.positional[0];
     if (!prompt) {
       err(`select needs a prompt.\n\n${USAGE}`);
       return EXIT_CODES.usage;
     }
-    try {
-      return await runSelect(prompt, catalogueFromFile(loadToolsFile(opts.toolsFile)), selectOptions(opts), out, err);
-    } catch (error) {
-      err(`${(error as Error).message}\n`);
-      return EXIT_CODES.usage;
-    }
+    return usageOnError(err, () => runSelect(prompt, catalogueFromFile(loadToolsFile(toolsFile)), selectOptions(opts), out, err));
   }
-  if (!['tools', 'call', 'servers', 'select', 'serve', 'replay'].includes(opts.command)) {
+  return undefined;
+}
+
+/** A command on the configured servers: `serve`, or one of ROUTER_COMMANDS on a router made for it. */
+async function runOnServers(opts: CliOptions, out: (s: string) => void, err: (s: string) => void): Promise<number> {
+  const command = ROUTER_COMMANDS.get(opts.command);
+  if (!command && opts.command !== 'serve') {
     err(`Unknown command "${opts.command}".\n\n${USAGE}`);
     return EXIT_CODES.usage;
   }
-  let toolName: string | undefined;
-  if (opts.command === 'call') {
-    toolName = opts.positional[0];
-    if (!toolName) {
-      err(`call needs a tool name.\n\n${USAGE}`);
-      return EXIT_CODES.usage;
-    }
-  }
-
-  let loaded: LoadedConfig;
-  try {
-    loaded = await loadServers(opts);
-  } catch (error) {
-    err(`${(error as Error).message}\n\n${USAGE}`);
+  if (opts.command === 'call' && !opts.positional[0]) {
+    err(`call needs a tool name.\n\n${USAGE}`);
     return EXIT_CODES.usage;
   }
-  for (const issue of loaded.issues) err(`${formatConfigIssue(issue)}\n`);
-  if (loaded.servers.length === 0 && loaded.issues.some((i) => i.severity === 'error') && opts.command !== 'servers') return EXIT_CODES.usage;
+  const loaded = await loadForCommand(opts, err);
+  if (typeof loaded === 'number') return loaded;
   const { policy, roots } = runChoices(opts, loaded.blocks);
-  if (opts.command === 'serve') {
-    let http: HttpServeOptions | undefined;
-    try {
-      http = httpServeOptions(opts);
-    } catch (error) {
-      err(`${(error as Error).message}\n`);
-      return EXIT_CODES.usage;
-    }
-    return runServe({ features: featuresFor(opts, roots, err), servers: loaded.servers, dynamic: opts.dynamic, quarantine: opts.quarantine, verbose: opts.verbose, waitMs: opts.waitMs, embeddings: opts.embeddings, callPolicy: policy, pins: toolPinsFor(opts, err), ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}), ...(http ? { http } : {}) }, err);
-  }
+  if (!command) return serve(opts, loaded.servers, policy, roots, err);
 
   const unknownAccepted = opts.acceptToolChanges.filter((name) => !loaded.servers.some((s) => s.name === name));
   if (unknownAccepted.length > 0) err(`--accept-tool-changes: no server named ${unknownAccepted.map((n) => `"${n}"`).join(', ')} in the config.\n`);
-  const toolPins = toolPinsFor(opts, err);
-  const router = new ToolRouter({ ...(opts.verbose ? { onLog: (server: string, line: string) => err(`[${server}] ${line}\n`) } : {}), features: featuresFor(opts, roots, err), toolPins });
+  const pins = toolPinsFor(opts, err);
+  const router = new ToolRouter({ ...(opts.verbose ? { onLog: (server: string, line: string) => err(`[${server}] ${line}\n`) } : {}), features: featuresFor(opts, roots, err), toolPins: pins });
   try {
     await router.applyConfig(loaded.servers);
-    switch (opts.command) {
-      case 'tools': {
-        await router.whenSettled(opts.waitMs);
-        reportUnready(router, err);
-        reportHeldBack(router, toolPins, err);
-        const tools = router.listTools();
-        if (opts.json) {
-          out(`${JSON.stringify(tools.map((t) => ({ name: t.name, server: t.server, originalName: t.originalName, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations, ...(t.schemaProblem ? { schemaProblem: t.schemaProblem } : {}) })), null, 2)}\n`);
-        } else {
-          for (const t of tools) out(`${t.name}${t.annotations.destructiveHint ? ' (destructive)' : ''}\n    ${t.description.split('\n')[0]?.slice(0, 160)}\n`);
-          err(`${tools.length} tools from ${router.serverStatuses.filter((s) => s.state === 'ready').length} of ${loaded.servers.length} servers\n`);
-        }
-        return EXIT_CODES.ok;
-      }
-      case 'servers': {
-        await router.whenSettled(opts.waitMs);
-        const statuses = router.serverStatuses;
-        if (opts.json) out(`${JSON.stringify(statuses, null, 2)}\n`);
-        else for (const s of statuses) out(`${s.name}: ${s.state}${s.transport ? ` (${[s.transport, s.protocol].filter(Boolean).join(', ')})` : ''}, ${s.toolCount} tools, ${s.restarts} restarts${s.reason ? `\n    ${s.reason}` : ''}\n`);
-        return EXIT_CODES.ok;
-      }
-      case 'select': {
-        const prompt = opts.positional[0];
-        if (!prompt) {
-          err(`select needs a prompt.\n\n${USAGE}`);
-          return EXIT_CODES.usage;
-        }
-        await router.whenSettled(opts.waitMs);
-        reportUnready(router, err);
-        reportHeldBack(router, toolPins, err);
-        return await runSelect(prompt, router.listTools(), { ...selectOptions(opts), callPolicy: policy }, out, err);
-      }
-      case 'replay': {
-        await router.whenSettled(opts.waitMs);
-        reportUnready(router, err);
-        reportHeldBack(router, toolPins, err);
-        try {
-          return await runReplay(router.listTools(), replayOptions(opts), out, err);
-        } catch (error) {
-          err(`${(error as Error).message}\n`);
-          return EXIT_CODES.usage;
-        }
-      }
-      case 'call': {
-        const name = toolName!;
-        const tool = await router.waitForTool(name, opts.waitMs);
-        let envelope: CallEnvelope;
-        if (!tool) {
-          envelope = await router.call(name, opts.args ?? '{}');
-          const s = router.unreadyOwnersOf(name)[0];
-          if (s) {
-            envelope = { ok: false, error: { type: 'SERVER_UNAVAILABLE', message: `"${name}" cannot be called: server "${s.name}" ${describeState(s.state)}${s.reason ? `: ${s.reason}` : ''}`, retryable: s.state !== 'failed' }, meta: { latencyMs: 0, bytes: 0, server: s.name, tool: name } };
-          }
-        } else {
-          // The person typed this tool's name: that is the confirmation `confirm` asks for; `never` still refuses.
-          const decision = decideCall(policy, tool, { canAsk: false, confirmedByPerson: true });
-          envelope =
-            decision.verdict === 'refuse'
-              ? { ok: false, error: { type: 'NOT_APPROVED', message: decision.message, retryable: false }, meta: { latencyMs: 0, bytes: 0, server: tool.server, tool: tool.originalName, exposedName: tool.name } }
-              : await router.call(name, opts.args ?? '{}', opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {});
-        }
-        out(`${JSON.stringify(envelope, null, 2)}\n`);
-        if (!envelope.ok) err(`${envelope.error.type}: ${envelope.error.message}\n`);
-        return exitCodeFor(envelope);
-      }
-    }
-    return EXIT_CODES.usage;
+    return await command({ opts, router, pins, policy, serverCount: loaded.servers.length, out, err });
   } finally {
     await router.dispose();
   }
 }
 
-function selectOptions(opts: CliOptions): SelectCliOptions {
-  return { embeddings: opts.embeddings, json: opts.json, ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}) };
+/** The config files, read and their problems printed; the exit code instead when the run cannot go on. */
+async function loadForCommand(opts: CliOptions, err: (s: string) => void): Promise<LoadedConfig | number> {
+  let loaded: LoadedConfig;
+  try {
+    loaded = await loadServers(opts);
+  } catch (error) {
+    err(`${describeError(error)}\n\n${USAGE}`);
+    return EXIT_CODES.usage;
+  }
+  for (const issue of loaded.issues) err(`${formatConfigIssue(issue)}\n`);
+  if (loaded.servers.length === 0 && loaded.issues.some((i) => i.severity === 'error') && opts.command !== 'servers') return EXIT_CODES.usage;
+  return loaded;
 }
 
-function replayOptions(opts: CliOptions): ReplayCliOptions {
-  return { ...selectOptions(opts), recordsFile: opts.recordsFile!, memory: opts.memory };
+/** `serve`: its --http settings checked first (a bad one is a usage error), then the gateway until it stops. */
+async function serve(opts: CliOptions, servers: readonly ServerDefinition[], policy: CallPolicy, roots: readonly string[], err: (s: string) => void): Promise<number> {
+  let http: HttpServeOptions | undefined;
+  try {
+    http = httpServeOptions(opts);
+  } catch (error) {
+    err(`${describeError(error)}\n`);
+    return EXIT_CODES.usage;
+  }
+  return runServe({ features: featuresFor(opts, roots, err), servers, dynamic: opts.dynamic, quarantine: opts.quarantine, verbose: opts.verbose, waitMs: opts.waitMs, embeddings: opts.embeddings, callPolicy: policy, pins: toolPinsFor(opts, err), ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}), ...(http ? { http } : {}) }, err);
 }
 
-function reportUnready(router: ToolRouter, err: (s: string) => void): void {
-  for (const s of router.serverStatuses) if (s.state !== 'ready') err(`Server "${s.name}" ${describeState(s.state)}${s.reason ? `: ${s.reason}` : ''}\n`);
+/** Runs a command whose failures (a file that cannot be read, a bad line) are usage errors: printed, exit 1. */
+async function usageOnError(err: (s: string) => void, run: () => Promise<number>): Promise<number> {
+  try {
+    return await run();
+  } catch (error) {
+    err(`${describeError(error)}\n`);
+    return EXIT_CODES.usage;
+  }
 }
 
 if (require.main === module) {
@@ -294,7 +225,7 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (error: unknown) => {
-      process.stderr.write(`mcp-tool-router: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(`mcp-tool-router: unexpected failure: ${describeError(error)}\n`);
       process.exitCode = EXIT_CODES.usage;
     },
   );

@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import * as path from 'node:path';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { EXIT_CODES } from '../core/router/callEnvelope';
 import type { ServerDefinition } from '../core/config/serverConfig';
@@ -15,7 +13,9 @@ import { createSelectionEngine } from '../core/selection/selectionEngine';
 import { inspectExposedTools, quarantineOf } from '../core/security/toolPoisoning';
 import { ToolRouter } from '../core/router/toolRouter';
 import { heldBackMessage, type ToolPins } from '../core/security/toolPins';
+import { productInfo } from '../core/util/productInfo';
 import { defaultCacheDir, projectRoot, type SelectCliOptions } from './selectCommands';
+import { describeError } from '../core/errors/describeError';
 
 /**
  * `serve`: the router gateway as a stdio MCP server for any MCP client, or over streamable HTTP with `--http`;
@@ -68,63 +68,20 @@ export async function runServe(opts: ServeOptions, err: (s: string) => void): Pr
     ...(opts.callPolicy ? { selection: { callPolicy: opts.callPolicy } } : {}),
   });
   const router = new ToolRouter({ ...(opts.verbose ? { onLog: (server: string, line: string) => err(`[${server}] ${line}\n`) } : {}), ...(opts.features ? { features: opts.features } : {}), ...(opts.pins ? { toolPins: opts.pins } : {}) });
-  const loggedFlags = new Set<string>();
-  const offFlags = router.onDidChangeTools((tools) => {
-    const flags = inspectExposedTools(tools);
-    quarantined = quarantineOf(flags);
-    for (const [name, list] of flags) {
-      for (const f of list) {
-        if (loggedFlags.has(`${name}\u0000${f.reason}`)) continue;
-        loggedFlags.add(`${name}\u0000${f.reason}`);
-        log(`tool "${name}" flagged (${f.severity}, ${f.kind}${f.severity === 'high' && opts.quarantine !== false ? '; quarantined from search' : ''}): ${f.reason}`);
-      }
-    }
-  });
-  const pins = opts.pins;
-  const offHeld = pins ? router.onDidChangeHeldBackTools((held) => held.forEach((t) => log(heldBackMessage(t, pins)))) : () => undefined;
-  const states = new Map<string, ServerState>();
-  const offStatus = router.onDidChangeServerStatus((s) => {
-    if (states.get(s.name) === s.state) return;
-    states.set(s.name, s.state);
-    log(`server "${s.name}" ${describeState(s.state)}${s.state === 'ready' ? ` (${s.toolCount} tools)` : ''}${s.reason ? `: ${s.reason}` : ''}`);
-  });
-  const gatewayOptions: GatewayCoreOptions = { dynamicSubset: opts.dynamic, startupWaitMs: opts.waitMs, serverInfo: { name: 'mcp-tool-router', version: packageVersion() }, log };
+  const cleanups = watchRouter(router, opts, log, (flagged) => (quarantined = flagged));
+  const gatewayOptions: GatewayCoreOptions = { dynamicSubset: opts.dynamic, startupWaitMs: opts.waitMs, serverInfo: productInfo(), log };
   // One core whoever connects: the catalogue is kept in step once, and a server is subscribed to a resource once.
   const core = new GatewayCore(router, engine, gatewayOptions);
   const modern = new ModernGateway(core);
-  const cleanups: Array<() => void> = [offStatus, offFlags, offHeld, () => modern.dispose(), () => core.dispose()];
-  let stop: (reason: string) => void = () => undefined;
-  const stopped = new Promise<string>((resolve) => (stop = resolve));
-  const on = (emitter: NodeJS.EventEmitter, event: string, reason: string): void => {
-    const listener = (): void => stop(reason);
-    emitter.once(event, listener);
-    cleanups.push(() => emitter.off(event, listener));
-  };
-  on(process, 'SIGTERM', 'SIGTERM');
-  on(process, 'SIGINT', 'SIGINT');
-  if (!opts.http) {
-    on(process.stdin, 'end', 'stdin closed');
-    on(process.stdin, 'close', 'stdin closed');
-  }
+  cleanups.push(() => modern.dispose(), () => core.dispose());
+  const { stopped, stop } = stopEvents(!opts.http, cleanups);
 
   /** What both transports' start line adds: the dynamic subset, and a search without embeddings. */
   const servingNote = `${opts.dynamic ? ', with a dynamic tool subset' : ''}${engine.embedderProblem ? `; search uses keywords only (${engine.embedderProblem})` : ''}`;
   let close: () => Promise<void>;
   if (opts.http) {
-    const http = new HttpGateway({
-      host: opts.http.host,
-      ...(opts.http.port !== undefined ? { port: opts.http.port } : {}),
-      ...(opts.http.token !== undefined ? { token: opts.http.token } : {}),
-      ...(opts.http.trustProxy ? { trustProxy: true } : {}),
-      ...(opts.http.replica ? { replica: opts.http.replica } : {}),
-      createGateway: () => new RouterGateway(core),
-      modern,
-      log,
-    });
-    try {
-      await http.start();
-    } catch (error) {
-      log(`cannot listen on ${opts.http.host}:${opts.http.port ?? 0}: ${error instanceof Error ? error.message : String(error)}`);
+    const http = await listenHttp(opts.http, core, modern, log);
+    if (!http) {
       cleanups.forEach((off) => off());
       await router.dispose();
       await engine.dispose();
@@ -134,24 +91,7 @@ export async function runServe(opts: ServeOptions, err: (s: string) => void): Pr
     await router.applyConfig(opts.servers);
     log(`serving ${opts.servers.length} server(s) at ${http.url.href}${opts.http.token === undefined ? ' without auth' : ' (bearer token required)'}${servingNote}`);
   } else {
-    // The opening message picks the revision: initialize pins a 2025 session, a 2026-07-28 request a modern one.
-    let session: RouterGateway | undefined;
-    const stdio = serveStdio(
-      (ctx) => {
-        if (ctx.era === 'modern') return modern.createConnectionServer(ctx);
-        session = new RouterGateway(core);
-        const server = session.served();
-        server.onclose = () => stop('the connection closed');
-        return server;
-      },
-      // The initialize result gets the routed servers' instructions as it is sent (see InstructionsTransport).
-      { transport: new InstructionsTransport(new StdioServerTransport(), () => core.instructions(opts.dynamic)), onerror: (error) => log(`stdio: ${error.message}`) },
-    );
-    close = async () => {
-      if (session) session.server.onclose = undefined;
-      await session?.close();
-      await stdio.close();
-    };
+    close = serveOverStdio(core, modern, opts.dynamic, log, stop);
     await router.applyConfig(opts.servers);
     log(`serving ${opts.servers.length} server(s) over stdio${servingNote}`);
   }
@@ -170,18 +110,99 @@ export async function runServe(opts: ServeOptions, err: (s: string) => void): Pr
   return EXIT_CODES.ok;
 }
 
+/**
+ * Logs what the router reports while serving (poisoning flags, held-back tools, server states, each once)
+ * and hands the flagged tools to `setQuarantine`. Returns the unsubscribes.
+ */
+function watchRouter(router: ToolRouter, opts: ServeOptions, log: (message: string) => void, setQuarantine: (flagged: ReadonlyMap<string, string>) => void): Array<() => void> {
+  const loggedFlags = new Set<string>();
+  const offFlags = router.onDidChangeTools((tools) => {
+    const flags = inspectExposedTools(tools);
+    setQuarantine(quarantineOf(flags));
+    for (const [name, list] of flags) {
+      for (const f of list) {
+        if (loggedFlags.has(`${name}\u0000${f.reason}`)) continue;
+        loggedFlags.add(`${name}\u0000${f.reason}`);
+        log(`tool "${name}" flagged (${f.severity}, ${f.kind}${f.severity === 'high' && opts.quarantine !== false ? '; quarantined from search' : ''}): ${f.reason}`);
+      }
+    }
+  });
+  const pins = opts.pins;
+  const offHeld = pins ? router.onDidChangeHeldBackTools((held) => held.forEach((t) => log(heldBackMessage(t, pins)))) : () => undefined;
+  const states = new Map<string, ServerState>();
+  const offStatus = router.onDidChangeServerStatus((s) => {
+    if (states.get(s.name) === s.state) return;
+    states.set(s.name, s.state);
+    log(`server "${s.name}" ${describeState(s.state)}${s.state === 'ready' ? ` (${s.toolCount} tools)` : ''}${s.reason ? `: ${s.reason}` : ''}`);
+  });
+  return [offStatus, offFlags, offHeld];
+}
+
+/** Resolves `stopped` with the reason on SIGTERM or SIGINT, or when stdin ends (stdio only); `stop` too. */
+function stopEvents(watchStdin: boolean, cleanups: Array<() => void>): { stopped: Promise<string>; stop: (reason: string) => void } {
+  let stop: (reason: string) => void = () => undefined;
+  const stopped = new Promise<string>((resolve) => (stop = resolve));
+  const on = (emitter: NodeJS.EventEmitter, event: string, reason: string): void => {
+    const listener = (): void => stop(reason);
+    emitter.once(event, listener);
+    cleanups.push(() => emitter.off(event, listener));
+  };
+  on(process, 'SIGTERM', 'SIGTERM');
+  on(process, 'SIGINT', 'SIGINT');
+  if (watchStdin) {
+    on(process.stdin, 'end', 'stdin closed');
+    on(process.stdin, 'close', 'stdin closed');
+  }
+  return { stopped, stop };
+}
+
+/** The streamable HTTP gateway, listening; undefined, logged, when it cannot listen. */
+async function listenHttp(options: HttpServeOptions, core: GatewayCore, modern: ModernGateway, log: (message: string) => void): Promise<HttpGateway | undefined> {
+  const http = new HttpGateway({
+    host: options.host,
+    ...(options.port !== undefined ? { port: options.port } : {}),
+    ...(options.token !== undefined ? { token: options.token } : {}),
+    ...(options.trustProxy ? { trustProxy: true } : {}),
+    ...(options.replica ? { replica: options.replica } : {}),
+    createGateway: () => new RouterGateway(core),
+    modern,
+    log,
+  });
+  try {
+    await http.start();
+    return http;
+  } catch (error) {
+    log(`cannot listen on ${options.host}:${options.port ?? 0}: ${describeError(error)}`);
+    return undefined;
+  }
+}
+
+/** Serves one client on stdin/stdout; returns how to close the connection. */
+function serveOverStdio(core: GatewayCore, modern: ModernGateway, dynamic: boolean, log: (message: string) => void, stop: (reason: string) => void): () => Promise<void> {
+  // The opening message picks the revision: initialize pins a 2025 session, a 2026-07-28 request a modern one.
+  let session: RouterGateway | undefined;
+  const stdio = serveStdio(
+    (ctx) => {
+      if (ctx.era === 'modern') return modern.createConnectionServer(ctx);
+      session = new RouterGateway(core);
+      const server = session.served();
+      server.onclose = () => stop('the connection closed');
+      return server;
+    },
+    // The initialize result gets the routed servers' instructions as it is sent (see InstructionsTransport).
+    { transport: new InstructionsTransport(new StdioServerTransport(), () => core.instructions(dynamic)), onerror: (error) => log(`stdio: ${error.message}`) },
+  );
+  return async () => {
+    if (session) session.server.onclose = undefined;
+    await session?.close();
+    await stdio.close();
+  };
+}
+
 /** A library that logs with console.log would corrupt the protocol; its lines go to stderr instead. */
 function guardStdout(): void {
   const toStderr = (...args: unknown[]): void => console.error(...args);
   console.log = toStderr;
   console.info = toStderr;
   console.debug = toStderr;
-}
-
-function packageVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as { version?: string }).version ?? 'dev';
-  } catch {
-    return 'dev';
-  }
 }

@@ -2,11 +2,13 @@ import * as vscode from 'vscode';
 import { findNodeAtLocation, parseTree, type Node as JsonNode } from 'jsonc-parser';
 import type { CallEnvelope } from '../core/router/callEnvelope';
 import { decideCall } from '../core/policy/callPolicy';
-import { settings } from './configService';
+import type { ConfigService } from './configService';
 import { flatFields, schemaSkeleton, type FormField } from '../core/schema/schemaForms';
 import type { RoutedTool } from '../core/router/toolRouter';
+import { EDITOR_STARTUP_WAIT_MS } from '../core/router/startupWaits';
 import { askField, CANCELLED, SKIPPED, type FieldAnswer } from './fieldPrompts';
 import type { RouterService } from './routerService';
+import { describeError } from '../core/errors/describeError';
 
 /**
  * "Call Tool…": pick a tool, give its arguments, confirm if the call policy asks, see the result.
@@ -47,7 +49,7 @@ export class ResultDocuments implements vscode.TextDocumentContentProvider {
   }
 }
 
-export async function callToolCommand(service: RouterService, results: ResultDocuments, request: CallToolRequest = {}): Promise<CallEnvelope | undefined> {
+export async function callToolCommand(service: RouterService, config: ConfigService, results: ResultDocuments, request: CallToolRequest = {}): Promise<CallEnvelope | undefined> {
   const tool = request.tool ? await findTool(service, request.tool) : await pickTool(service);
   if (!tool) return undefined;
 
@@ -58,7 +60,7 @@ export async function callToolCommand(service: RouterService, results: ResultDoc
   }
 
   // The person picked this tool; the policy still decides (`never` refuses it here too).
-  const decision = decideCall(settings.callPolicy(), tool, { canAsk: true, confirmedByPerson: request.confirmDestructive === true });
+  const decision = decideCall(config.callPolicy(), tool, { canAsk: true, confirmedByPerson: request.confirmDestructive === true });
   if (decision.verdict === 'refuse') {
     void vscode.window.showErrorMessage(decision.message);
     return { ok: false, error: { type: 'NOT_APPROVED', message: decision.message, retryable: false }, meta: { latencyMs: 0, bytes: 0, server: tool.server, tool: tool.originalName, exposedName: tool.name } };
@@ -100,7 +102,7 @@ export async function callToolCommand(service: RouterService, results: ResultDoc
 }
 
 async function findTool(service: RouterService, name: string): Promise<RoutedTool | undefined> {
-  const tool = service.router.getTool(name) ?? (await service.router.waitForTool(name, 30_000));
+  const tool = service.router.getTool(name) ?? (await service.router.waitForTool(name, EDITOR_STARTUP_WAIT_MS));
   if (!tool) void vscode.window.showErrorMessage(vscode.l10n.t('There is no tool named "{0}". Check that its server is running.', name));
   return tool;
 }
@@ -196,7 +198,7 @@ async function askInJsonEditor(service: RouterService, tool: RoutedTool): Promis
       try {
         parsed = JSON.parse(text);
       } catch (error) {
-        argumentDiagnostics.set(doc.uri, [new vscode.Diagnostic(new vscode.Range(0, 0, doc.lineCount, 0), vscode.l10n.t('Not valid JSON: {0}', (error as Error).message))]);
+        argumentDiagnostics.set(doc.uri, [new vscode.Diagnostic(new vscode.Range(0, 0, doc.lineCount, 0), vscode.l10n.t('Not valid JSON: {0}', describeError(error)))]);
         continue;
       }
       const checked = service.router.checkArguments(tool.name, parsed);

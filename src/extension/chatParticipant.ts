@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import { settings } from './configService';
+import type { ConfigService } from './configService';
 import { argumentsForConfirmation, type ConfirmAnswer } from '../core/policy/confirmation';
 import type { CallPolicy } from '../core/policy/callPolicy';
 import { FIND_TOOLS_RESULTS, runChatTurn, type CallConfirmation, type ChatMessage, type ChatModel, type ChatToolDefinition, type TurnResult, type TurnSearch } from '../core/chat/chatTurn';
-import { searchHits } from '../core/chat/toolSearch';
+import { searchHits } from '../core/search/toolSearch';
 import type { CostMonitor } from '../core/guards/costMonitor';
 import { ChatSessions, chatIdFromHistory } from '../core/chat/chatSessions';
 import type { LoopDetectorOptions, LoopTurnHistory } from '../core/guards/loopDetector';
@@ -57,6 +57,7 @@ export class RouterParticipant implements vscode.Disposable {
   constructor(
     private readonly service: RouterService,
     private readonly selection: SelectionService,
+    private readonly config: ConfigService,
     readonly cost: CostMonitor,
     /** The loop detector's settings, read when a chat starts. */
     loopOptions: () => LoopDetectorOptions,
@@ -84,7 +85,7 @@ export class RouterParticipant implements vscode.Disposable {
     const pinned = request.toolReferences.map((r) => r.name).filter((name) => this.service.router.getTool(name) !== undefined);
     stream.progress(vscode.l10n.t('Selecting tools…'));
     const selection = await this.selection.select(request.prompt, { turn: chatTurn, pinned, sticky: chat.sticky, signal: controller.signal });
-    const policy = settings.callPolicy();
+    const policy = this.config.callPolicy();
     const router = this.service.router;
     const result = await runChatTurn({
       prompt: request.prompt,
@@ -96,8 +97,8 @@ export class RouterParticipant implements vscode.Disposable {
       loops: chat.loops,
       cost: this.cost,
       turn: chatTurn,
-      maxSteps: settings.get('chat.maxSteps'),
-      cap: settings.get('selection.cap'),
+      maxSteps: this.config.get('chat.maxSteps'),
+      cap: this.config.get('selection.cap'),
       signal: controller.signal,
       policy,
       isDestructive: (name) => router.getTool(name)?.annotations.destructiveHint === true,

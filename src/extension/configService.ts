@@ -1,11 +1,12 @@
 import * as vscode from 'vscode';
 import type { CallPolicy } from '../core/policy/callPolicy';
-import { callPolicySetting, checkSetting, SETTINGS_SECTION, type ExtensionSettings } from './settings';
+import { callPolicySetting, checkSetting, SETTINGS_SECTION, type ExtensionSettings } from './settingsSchema';
 
 /**
  * The extension's one way to read its settings: typed reads, each value checked against its default's
  * type (an invalid value is logged once, and the default used), and change events per section, so a
- * change of `cost.*` reaches only what depends on the cost settings.
+ * change of `cost.*` reaches only what depends on the cost settings. activate() makes the one instance
+ * and hands it to what reads settings.
  */
 export class ConfigService implements vscode.Disposable {
   private log: vscode.LogOutputChannel | undefined;
@@ -69,6 +70,3 @@ const RETIRED_SETTINGS: Readonly<Record<string, string>> = {
   'selection.threshold': `how many tools are sent now follows ${SETTINGS_SECTION}.selection.depth (see the README, "How many tools are sent").`,
   'selection.topK': `${SETTINGS_SECTION}.selection.cap bounds the tools sent, and ${SETTINGS_SECTION}.selection.depth decides how many below it.`,
 };
-
-/** The settings, for the whole extension. */
-export const settings = new ConfigService();

@@ -3,9 +3,11 @@ import { HttpGateway, newGatewaySecret } from '../core/gateway/httpGateway';
 import { GatewayCore, type GatewaySelection } from '../core/gateway/gatewayCore';
 import { ModernGateway } from '../core/gateway/modernGateway';
 import { RouterGateway } from '../core/gateway/routerGateway';
+import { productInfo } from '../core/util/productInfo';
 import type { RouterService } from './routerService';
 import type { SelectionService } from './selectionService';
 import type { UsageLearning } from './usageLearning';
+import { describeError } from '../core/errors/describeError';
 
 /**
  * The router's one surface for agent mode and other clients in VS Code: the gateway, served by the
@@ -16,10 +18,8 @@ import type { UsageLearning } from './usageLearning';
  * The routed servers' prompts (slash commands), resources (Add Context) and MCP Apps (a tool's ui://
  * page) reach VS Code through it as well.
  *
- * Why the gateway and not language-model tools: VS Code's MCP support already gives the user what an
- * agent's tools need (enable per tool, trust, confirmations before calls of tools not marked read-only,
- * elicitation), the same gateway serves every other MCP client unchanged, and a second implementation
- * of search and call had already drifted from it.
+ * A gateway rather than language-model tools: VS Code's MCP support already gives an agent's tools
+ * per-tool enabling, trust, confirmations and elicitation, and one gateway serves every MCP client.
  */
 
 export const GATEWAY_PROVIDER_ID = 'toolRouter.gateway';
@@ -51,7 +51,7 @@ export class GatewayHost implements vscode.Disposable {
             // Tools change through tools/list_changed; the version is the extension's, so an update refreshes VS Code's cache.
             return [new vscode.McpHttpServerDefinition(GATEWAY_LABEL, vscode.Uri.parse(url.href), { Authorization: `Bearer ${this.secret}` }, version)];
           } catch (error) {
-            this.service.log.error(`The router gateway could not start: ${error instanceof Error ? error.message : String(error)}`);
+            this.service.log.error(`The router gateway could not start: ${describeError(error)}`);
             return [];
           }
         },
@@ -78,7 +78,7 @@ export class GatewayHost implements vscode.Disposable {
         dynamicSubset: true,
         // SelectionService keeps the catalogue in step for every client.
         syncCatalogue: false,
-        serverInfo: { name: 'mcp-tool-router', version: 'vscode' },
+        serverInfo: productInfo(),
         log: (m) => this.service.log.info(`gateway: ${m}`),
         ...(this.learning ? { onSearch: (q: string, tools: readonly string[]) => this.learning!.noteSearch(q, tools), onCall: (name: string) => this.learning!.noteAgentCall(name) } : {}),
       }));

@@ -1,9 +1,11 @@
 import * as vscode from 'vscode';
-import { settings } from './configService';
+import type { ConfigService } from './configService';
 import { PINNED_MODELS, pinnedModelBytes } from '../core/embedding/pinnedModels';
 import type { RouterService } from './routerService';
 import type { SelectionService } from './selectionService';
-import { COMMANDS, SETTINGS_SECTION } from './settings';
+import { COMMANDS } from './commandIds';
+import { SETTINGS_SECTION } from './settingsSchema';
+import { describeError } from '../core/errors/describeError';
 
 /**
  * Two notices about the embedding model, both off the activation path:
@@ -29,7 +31,7 @@ export function shouldOfferModel(current: { offer: boolean; provider: string; mo
   return state.answer === 'later' && now >= state.until;
 }
 
-export function registerModelNotices(context: vscode.ExtensionContext, service: RouterService, selection: SelectionService): vscode.Disposable {
+export function registerModelNotices(context: vscode.ExtensionContext, service: RouterService, selection: SelectionService, config: ConfigService): vscode.Disposable {
   const shownFallbacks = new Set<string>();
   let offeredThisSession = false;
   let disposed = false;
@@ -48,9 +50,9 @@ export function registerModelNotices(context: vscode.ExtensionContext, service: 
 
   const offer = async (): Promise<void> => {
     const current = {
-      offer: settings.get('embeddings.offerPretrainedModel'),
-      provider: settings.get('embeddings.provider'),
-      model: settings.get('embeddings.model'),
+      offer: config.get('embeddings.offerPretrainedModel'),
+      provider: config.get('embeddings.provider'),
+      model: config.get('embeddings.model'),
     };
     if (disposed || offeredThisSession || !shouldOfferModel(current, context.globalState.get<ModelOfferState>(MODEL_OFFER_STATE_KEY), Date.now())) return;
     offeredThisSession = true;
@@ -74,7 +76,7 @@ export function registerModelNotices(context: vscode.ExtensionContext, service: 
   };
 
   const run = (task: () => Promise<void>): void => {
-    task().catch((error: unknown) => service.log.warn(`Model notice failed: ${(error as Error).message}`));
+    task().catch((error: unknown) => service.log.warn(`Model notice failed: ${describeError(error)}`));
   };
   // A timer, not an await: activation never waits for either notice.
   const timer = setTimeout(() => {
@@ -82,7 +84,7 @@ export function registerModelNotices(context: vscode.ExtensionContext, service: 
     run(offer);
   }, MODEL_OFFER_DELAY_MS);
   // The selection service rebuilds its engine on the same event (it subscribed first); look at the new one.
-  const onConfig = settings.onDidChange(['embeddings'], () => run(checkFallback));
+  const onConfig = config.onDidChange(['embeddings'], () => run(checkFallback));
   return new vscode.Disposable(() => {
     disposed = true;
     clearTimeout(timer);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { settings } from './configService';
+import type { ConfigService } from './configService';
 import type { CostMonitor } from '../core/guards/costMonitor';
 import {
   coalesce,
@@ -23,7 +23,9 @@ import { pinRefusal } from '../webview/nearMissView';
 import type { RouterParticipant, TurnRecord } from './chatParticipant';
 import type { RouterService } from './routerService';
 import type { SelectionService } from './selectionService';
-import { COMMANDS, SETTINGS_SECTION, VIEW_PANEL } from './settings';
+import { COMMANDS, VIEW_PANEL } from './commandIds';
+import { SETTINGS_SECTION } from './settingsSchema';
+import { describeError } from '../core/errors/describeError';
 
 /**
  * The Tool Router panel: a webview view that follows every `@router` turn (selection, calls, guard
@@ -61,6 +63,7 @@ export class RouterPanel implements vscode.WebviewViewProvider, vscode.Disposabl
     private readonly selection: SelectionService,
     private readonly participant: RouterParticipant,
     private readonly cost: CostMonitor,
+    private readonly config: ConfigService,
   ) {
     const offStatus = service.router.onDidChangeServerStatus(() => this.queueServers());
     const offTools = service.router.onDidChangeTools(() => this.queueServers());
@@ -72,7 +75,7 @@ export class RouterPanel implements vscode.WebviewViewProvider, vscode.Disposabl
         this.queueCost(true);
         this.queueServers();
       }),
-      settings.onDidChange(['security'], () => this.queueServers()),
+      config.onDidChange(['security'], () => this.queueServers()),
     );
   }
 
@@ -136,7 +139,7 @@ export class RouterPanel implements vscode.WebviewViewProvider, vscode.Disposabl
         const selection = await this.selection.select(message.prompt);
         this.post({ type: 'explained', id: message.id, selection });
       } catch (error) {
-        this.post({ type: 'explainFailed', id: message.id, prompt: message.prompt, message: error instanceof Error ? error.message : String(error) });
+        this.post({ type: 'explainFailed', id: message.id, prompt: message.prompt, message: describeError(error) });
       }
     } else if (isResume(message)) {
       await vscode.commands.executeCommand(COMMANDS.resume);
@@ -160,7 +163,7 @@ export class RouterPanel implements vscode.WebviewViewProvider, vscode.Disposabl
     const scope = vscode.workspace.workspaceFolders?.length ? 'workspace' : 'user';
     const refusal = pinRefusal(tool, new Set(this.service.router.listTools().map((t) => t.name)));
     if (refusal) return { tool, outcome: 'refused', scope, detail: refusal };
-    const inForce = settings.get(CORE_TOOLS_KEY);
+    const inForce = this.config.get(CORE_TOOLS_KEY);
     if (inForce.includes(tool)) return { tool, outcome: 'already', scope };
     const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     const set = config.inspect<string[]>(CORE_TOOLS_KEY);
@@ -170,7 +173,7 @@ export class RouterPanel implements vscode.WebviewViewProvider, vscode.Disposabl
       this.service.log.info(`Tool Router panel: pinned ${tool} (${SETTINGS_SECTION}.${CORE_TOOLS_KEY}, ${scope} settings).`);
       return { tool, outcome: 'added', scope };
     } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = describeError(error);
       this.service.log.warn(`Tool Router panel: could not pin ${tool}: ${detail}`);
       return { tool, outcome: 'failed', scope, detail };
     }
@@ -195,7 +198,7 @@ export class RouterPanel implements vscode.WebviewViewProvider, vscode.Disposabl
   private servers(): ServersView {
     const router = this.service.router;
     const flags = this.selection.toolFlags();
-    const quarantining = settings.get('security.quarantineFlaggedTools');
+    const quarantining = this.config.get('security.quarantineFlaggedTools');
     return {
       statuses: router.serverStatuses,
       stats: router.stats.all(),

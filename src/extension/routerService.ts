@@ -3,11 +3,13 @@ import { formatConfigIssue, type ConfigIssue, type ServerDefinition } from '../c
 import { ToolRouter } from '../core/router/toolRouter';
 import { ToolPins } from '../core/security/toolPins';
 import { FileToolPinStore, TOOL_PINS_FILE_NAME } from '../core/security/toolPinStore';
+import type { ConfigService } from './configService';
 import { InputSecrets } from './inputSecrets';
 import { VsCodeClientHost } from './clientHost';
 import { ServerConfigSources, type VsCodeMcpJson } from './serverConfigSources';
-import { howToAcceptInVsCode } from './toolPinCommands';
+import { howToAcceptInVsCode } from './commandIds';
 import * as path from 'node:path';
+import { describeError } from '../core/errors/describeError';
 
 /**
  * The router inside VS Code: it loads servers from the config sources, keeps them in step with changes,
@@ -35,7 +37,7 @@ export class RouterService implements vscode.Disposable {
   readonly onDidChangeIssues = this.issuesChanged.event;
   private shownIssueKeys = new Set<string>();
 
-  constructor(private readonly context: vscode.ExtensionContext) {
+  constructor(private readonly context: vscode.ExtensionContext, config: ConfigService) {
     this.log = vscode.window.createOutputChannel('MCP Tool Router', { log: true });
     this.inputs = new InputSecrets(context.secrets, context.globalState);
     this.clientHost = new VsCodeClientHost(context, this.log);
@@ -44,7 +46,7 @@ export class RouterService implements vscode.Disposable {
       howToAccept: howToAcceptInVsCode,
     });
     this.router = new ToolRouter({ onLog: (server, line) => this.serverLog(server).info(line), features: this.clientHost.features(), toolPins: this.toolPins });
-    this.sources = new ServerConfigSources(this.inputs.resolve, userSettingsFolder(context));
+    this.sources = new ServerConfigSources(config, this.inputs.resolve, userSettingsFolder(context));
     this.disposables.push(this.log, this.sources, this.issuesChanged, this.sources.onDidChange(() => void this.reload()));
   }
 
@@ -68,7 +70,7 @@ export class RouterService implements vscode.Disposable {
   /** Loads (or reloads) the configuration; calls are serialised so two reloads never interleave. */
   reload(): Promise<void> {
     this.reloading = this.reloading.then(() => this.doReload()).catch((error: unknown) => {
-      this.log.error(`Reloading the server configuration failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.log.error(`Reloading the server configuration failed: ${describeError(error)}`);
     });
     return this.reloading;
   }

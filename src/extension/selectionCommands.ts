@@ -8,7 +8,8 @@ import type { Selection } from '../core/selection/selectionTypes';
 import type { ResultDocuments } from './callToolCommand';
 import type { RouterService } from './routerService';
 import type { SelectionService } from './selectionService';
-import { SETTINGS_SECTION } from './settings';
+import { SETTINGS_SECTION } from './settingsSchema';
+import { describeError } from '../core/errors/describeError';
 
 /**
  * Explain Selection…, Download Model… and Set Embeddings API Key. Explain runs selection on a typed
@@ -136,8 +137,8 @@ async function installPinnedModel(context: vscode.ExtensionContext, service: Rou
       void vscode.window.showInformationMessage(vscode.l10n.t('The download of {0} was cancelled and nothing was installed. What arrived is kept: downloading it again continues from there.', model.label));
       return undefined;
     }
-    service.log.error(`Downloading ${model.id} failed: ${(error as Error).message}`);
-    void vscode.window.showErrorMessage(vscode.l10n.t('Downloading {0} failed: {1}', model.label, (error as Error).message));
+    service.log.error(`Downloading ${model.id} failed: ${describeError(error)}`);
+    void vscode.window.showErrorMessage(vscode.l10n.t('Downloading {0} failed: {1}', model.label, describeError(error)));
     return undefined;
   }
 }
@@ -200,7 +201,7 @@ async function downloadFromUrl(context: vscode.ExtensionContext, service: Router
     if (use) await useModelFolder(dest);
     return dest;
   } catch (error) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('Downloading the model failed: {0}', (error as Error).message));
+    void vscode.window.showErrorMessage(vscode.l10n.t('Downloading the model failed: {0}', describeError(error)));
     return undefined;
   }
 }

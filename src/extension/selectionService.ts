@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { settings } from './configService';
+import type { ConfigService } from './configService';
 import type { KeywordConfig } from '../core/selection/keywordStage';
 import { createSelectionEngine, type EmbeddingSettings, type SelectionEngine } from '../core/selection/selectionEngine';
 import type { Selection } from '../core/selection/selectionTypes';
@@ -8,7 +8,7 @@ import { inspectExposedTools, quarantineOf, type ToolFlag } from '../core/securi
 import type { RoutedTool } from '../core/router/toolRouter';
 import type { UsageMemory } from '../core/learning/usageMemory';
 import type { RouterService } from './routerService';
-import { SETTING_DEFAULTS } from './settings';
+import { SETTING_DEFAULTS } from './settingsSchema';
 
 /**
  * Selection inside VS Code: builds the selection engine from the settings, keeps its catalogue in step
@@ -37,7 +37,12 @@ export class SelectionService implements vscode.Disposable {
   private readonly loggedFlags = new Set<string>();
 
   /** @param usage the use memory (learning from use); selection runs without it when absent */
-  constructor(private readonly context: vscode.ExtensionContext, private readonly service: RouterService, private readonly usage?: UsageMemory) {
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly service: RouterService,
+    private readonly config: ConfigService,
+    private readonly usage?: UsageMemory,
+  ) {
     this.inspect(service.router.listTools());
     // Flags are computed synchronously here, before the tree and the panel (which subscribe later) redraw.
     this.offTools = service.router.onDidChangeTools((tools) => {
@@ -46,7 +51,7 @@ export class SelectionService implements vscode.Disposable {
     });
     this.disposables.push(
       // The pretrained-model offer lives under embeddings.* but changes nothing the engine uses.
-      settings.onDidChange(['selection', ...ENGINE_EMBEDDING_SETTINGS], () => void this.rebuild()),
+      config.onDidChange(['selection', ...ENGINE_EMBEDDING_SETTINGS], () => void this.rebuild()),
     );
   }
 
@@ -82,7 +87,7 @@ export class SelectionService implements vscode.Disposable {
 
   /** Read at every selection, so turning the setting off or on needs no rebuild. */
   private readonly quarantine = (): ReadonlyMap<string, string> => {
-    const on = settings.get('security.quarantineFlaggedTools');
+    const on = this.config.get('security.quarantineFlaggedTools');
     return on ? this.quarantined : new Map<string, string>();
   };
 
@@ -124,27 +129,27 @@ export class SelectionService implements vscode.Disposable {
   }
 
   private async create(): Promise<SelectionEngine> {
-    const provider = settings.get('embeddings.provider');
-    const endpoint = settings.get('embeddings.endpoint');
+    const provider = this.config.get('embeddings.provider');
+    const endpoint = this.config.get('embeddings.endpoint');
     const apiKey = provider === 'openai' ? await this.context.secrets.get(API_KEY_SECRET) : undefined;
     const embeddings: EmbeddingSettings = {
       provider,
-      model: settings.get('embeddings.model'),
+      model: this.config.get('embeddings.model'),
       ...(endpoint ? { endpoint } : {}),
       ...(apiKey ? { apiKey } : {}),
     };
     const keyword: KeywordConfig = {
-      groups: settings.get('selection.groups'),
-      routes: settings.get('selection.routes'),
-      defaultGroups: settings.get('selection.defaultGroups'),
+      groups: this.config.get('selection.groups'),
+      routes: this.config.get('selection.routes'),
+      defaultGroups: this.config.get('selection.defaultGroups'),
     };
     const selection: Partial<SelectionOptions> = {
-      minTools: settings.get('selection.minTools'),
-      depth: settings.get('selection.depth'),
-      cap: settings.get('selection.cap'),
-      coreTools: settings.get('selection.coreTools'),
-      allowedTools: settings.get('selection.allowedTools'),
-      callPolicy: settings.callPolicy(),
+      minTools: this.config.get('selection.minTools'),
+      depth: this.config.get('selection.depth'),
+      cap: this.config.get('selection.cap'),
+      coreTools: this.config.get('selection.coreTools'),
+      allowedTools: this.config.get('selection.allowedTools'),
+      callPolicy: this.config.callPolicy(),
       keyword,
     };
     const log = (m: string): void => this.service.log.warn(m);

@@ -3,7 +3,7 @@ import type { ServerStatus } from '../core/connection/serverConnection';
 import type { ToolFlag } from '../core/security/toolPoisoning';
 import type { RoutedTool } from '../core/router/toolRouter';
 import type { RouterService } from './routerService';
-import { COMMANDS } from './settings';
+import { COMMANDS } from './commandIds';
 import { BROWSER_UI } from './clientHost';
 import { DEFAULT_SIGN_IN_TIMEOUT_MS } from '../core/auth/oauthProvider';
 

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import { settings } from './configService';
+import type { ConfigService } from './configService';
 import { parseMcpConfig, type InputResolver, type ParsedConfig } from '../core/config/mcpConfigParser';
 import type { ConfigIssue, ServerDefinition } from '../core/config/serverConfig';
 import { ROUTER_CONFIG_NAME } from '../core/config/takeOver';
-import { SETTINGS_SECTION } from './settings';
+import { SETTINGS_SECTION } from './settingsSchema';
 
 /**
  * Where servers come from in VS Code, in this order (a name defined twice keeps its first definition):
@@ -42,6 +42,7 @@ export class ServerConfigSources implements vscode.Disposable {
    * @param userFolder VS Code's user settings folder (where the user-level mcp.json lives), if known
    */
   constructor(
+    private readonly config: ConfigService,
     private readonly resolveInput: InputResolver,
     private readonly userFolder?: vscode.Uri,
   ) {
@@ -55,7 +56,7 @@ export class ServerConfigSources implements vscode.Disposable {
         if (doc.uri.path.endsWith('/mcp.json') || doc.uri.path.endsWith(`/${ROUTER_CONFIG_NAME}`)) fire();
       }),
       // Only the settings that say where servers come from: a change of cost or selection reloads nothing.
-      settings.onDidChange(['servers', 'readWorkspaceMcpJson', 'readUserMcpJson'], fire),
+      config.onDidChange(['servers', 'readWorkspaceMcpJson', 'readUserMcpJson'], fire),
       vscode.workspace.onDidChangeWorkspaceFolders(fire),
       this.changed,
     );
@@ -84,17 +85,17 @@ export class ServerConfigSources implements vscode.Disposable {
       }
       add(await parseMcpConfig(text, { file: uri.fsPath, ...(workspaceFolder ? { workspaceFolder } : {}), resolveInput: this.resolveInput }));
     };
-    const readVsCodeFiles = settings.get('readWorkspaceMcpJson');
+    const readVsCodeFiles = this.config.get('readWorkspaceMcpJson');
     for (const folder of folders) {
       await readFile(vscode.Uri.joinPath(folder.uri, '.vscode', ROUTER_CONFIG_NAME), folder.uri.fsPath);
       if (readVsCodeFiles) await readFile(vscode.Uri.joinPath(folder.uri, '.vscode', 'mcp.json'), folder.uri.fsPath);
     }
     if (this.userFolder) {
       await readFile(vscode.Uri.joinPath(this.userFolder, ROUTER_CONFIG_NAME), folders[0]?.uri.fsPath);
-      if (settings.get('readUserMcpJson')) await readFile(vscode.Uri.joinPath(this.userFolder, 'mcp.json'), folders[0]?.uri.fsPath);
+      if (this.config.get('readUserMcpJson')) await readFile(vscode.Uri.joinPath(this.userFolder, 'mcp.json'), folders[0]?.uri.fsPath);
     }
 
-    const fromSettings = settings.get('servers');
+    const fromSettings = this.config.get('servers');
     if (fromSettings !== undefined && fromSettings !== null && !(typeof fromSettings === 'object' && Object.keys(fromSettings).length === 0)) {
       const asMcpJson = typeof fromSettings === 'object' && !Array.isArray(fromSettings) && ('servers' in fromSettings || 'mcpServers' in fromSettings) ? fromSettings : { servers: fromSettings };
       add(

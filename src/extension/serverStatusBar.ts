@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { settings } from './configService';
-import { COMMANDS } from './settings';
+import type { ConfigService } from './configService';
+import { COMMANDS } from './commandIds';
 import type { RouterService } from './routerService';
 
 /** `$(plug) 2/3 · 27 tools` in the status bar; clicking it lists the servers with their actions. */
@@ -11,6 +11,7 @@ export class ServerStatusBar implements vscode.Disposable {
   /** @param memory where the one-time take-over offer is remembered (the workspace's state) */
   constructor(
     private readonly service: RouterService,
+    private readonly config: ConfigService,
     private readonly memory?: vscode.Memento,
   ) {
     this.item.name = vscode.l10n.t('MCP Tool Router');
@@ -22,13 +23,13 @@ export class ServerStatusBar implements vscode.Disposable {
       { dispose: offTools },
       { dispose: offStatus },
       service.onDidChangeIssues(() => this.update()),
-      settings.onDidChange(['showStatusBar'], () => this.update()),
+      config.onDidChange(['showStatusBar'], () => this.update()),
     );
     this.update();
   }
 
   update(): void {
-    const show = settings.get('showStatusBar');
+    const show = this.config.get('showStatusBar');
     const statuses = this.service.router.serverStatuses;
     if (!show || (statuses.length === 0 && this.service.configIssues.length === 0)) {
       this.item.hide();

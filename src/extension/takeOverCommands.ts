@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { checkGiveBack, giveBack, isTakenOver, serverNamesIn, takeOver } from '../core/config/takeOver';
 import type { RouterService } from './routerService';
+import { describeError } from '../core/errors/describeError';
 
 /**
  * "Route Workspace Servers Through the Router" and "Give Servers Back to VS Code" (the file work is in
@@ -27,7 +28,7 @@ export async function takeOverServers(service: RouterService, args: TakeOverArgs
     try {
       names = serverNamesIn(new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(file))));
     } catch (error) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Tool Router: {0}', error instanceof Error ? error.message : String(error)));
+      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Tool Router: {0}', describeError(error)));
       continue;
     }
     if (names.length > 0) candidates.push({ file, label: vscode.workspace.asRelativePath(file), description: names.join(', ') });
@@ -54,7 +55,7 @@ export async function takeOverServers(service: RouterService, args: TakeOverArgs
     void vscode.window.showInformationMessage(vscode.l10n.t('MCP Tool Router now runs {0} for VS Code.', result.moved.join(', ')));
     return result.moved;
   } catch (error) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('MCP Tool Router could not take the servers over: {0}', error instanceof Error ? error.message : String(error)));
+    void vscode.window.showErrorMessage(vscode.l10n.t('MCP Tool Router could not take the servers over: {0}', describeError(error)));
     return undefined;
   }
 }
@@ -85,7 +86,7 @@ export async function giveBackServers(service: RouterService, args: TakeOverArgs
     void vscode.window.showInformationMessage(vscode.l10n.t('VS Code starts {0} again from its mcp.json.', result.restored.join(', ')));
     return result.restored;
   } catch (error) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('MCP Tool Router could not give the servers back: {0}', error instanceof Error ? error.message : String(error)));
+    void vscode.window.showErrorMessage(vscode.l10n.t('MCP Tool Router could not give the servers back: {0}', describeError(error)));
     return undefined;
   }
 }

@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
 import type { HeldBackTool } from '../core/router/toolRouter';
-import { describeFields, type PinnedDefinition } from '../core/security/toolPins';
+import { describeFields } from '../core/security/toolPins';
+import type { PinnedDefinition } from '../core/security/toolPinStore';
 import { canonicalJson } from '../core/util/canonicalJson';
 import type { RouterService } from './routerService';
-import { COMMANDS } from './settings';
+import { COMMANDS } from './commandIds';
 
 /**
  * Review Changed Tools: the tools the router holds back because their server changed their definition
@@ -12,16 +13,9 @@ import { COMMANDS } from './settings';
  * A warning, once per change, points to the command.
  */
 
-/** The command as the palette shows it (category: title), for messages that tell the user to run it. */
-export const REVIEW_TOOL_CHANGES_TITLE = 'Tool Router: Review Changed Tools';
 export const PIN_DIFF_SCHEME = 'tool-router-pin';
 /** A review opens two documents; older ones belong to diffs closed long ago. */
 const MAX_KEPT_DOCUMENTS = 20;
-
-/** The message of a held-back call in VS Code: the command to run. */
-export function howToAcceptInVsCode(): string {
-  return `Run the command "${REVIEW_TOOL_CHANGES_TITLE}" to see the change and accept it.`;
-}
 
 /** Read-only documents holding the approved and the current definition, for `vscode.diff`. */
 export class PinnedDefinitionDocuments implements vscode.TextDocumentContentProvider {

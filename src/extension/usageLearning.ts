@@ -1,11 +1,12 @@
 import * as vscode from 'vscode';
-import { settings } from './configService';
+import type { ConfigService } from './configService';
 import { chatUsageRecord } from '../core/chat/turnUsage';
 import { formatCoverageReport, replayThroughSelector, SwitchableUsageHints, type CoverageReport } from '../core/learning/coverageReplay';
 import { neededTools, UsageMemory } from '../core/learning/usageMemory';
 import { UsageStore } from '../core/learning/usageStore';
 import type { ResultDocuments } from './callToolCommand';
 import type { SelectionService } from './selectionService';
+import { describeError } from '../core/errors/describeError';
 
 /**
  * Learning from use inside VS Code: the use memory (src/core/learning) fed by `@router` turns and by an
@@ -19,10 +20,6 @@ const AGENT_SEARCH_WINDOW_MS = 10 * 60 * 1000;
 /** Searches remembered for matching calls: an agent runs a few searches per request. */
 const AGENT_SEARCHES_KEPT = 8;
 
-function learningEnabled(): boolean {
-  return settings.get('learning.enabled');
-}
-
 export class UsageLearning implements vscode.Disposable {
   readonly memory: UsageMemory;
   private readonly store: UsageStore | undefined;
@@ -34,13 +31,13 @@ export class UsageLearning implements vscode.Disposable {
   /**
    * @param isTool whether a name is a routed tool: names the model made up are not recorded
    */
-  constructor(context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel, private readonly isTool: (name: string) => boolean) {
-    const enabled = learningEnabled();
+  constructor(context: vscode.ExtensionContext, config: ConfigService, private readonly log: vscode.LogOutputChannel, private readonly isTool: (name: string) => boolean) {
+    const enabled = config.get('learning.enabled');
     // storageUri is per workspace; with no folder open, records live for the session only.
     this.store = context.storageUri ? new UsageStore(vscode.Uri.joinPath(context.storageUri, 'learning').fsPath, { log: (m) => log.warn(m) }) : undefined;
     this.memory = new UsageMemory({ enabled, onChange: () => this.store?.saveSoon(() => this.memory.records()) });
     this.loaded = enabled ? this.load() : Promise.resolve();
-    this.watcher = settings.onDidChange(['learning.enabled'], () => void this.setEnabled(learningEnabled()));
+    this.watcher = config.onDidChange(['learning.enabled'], () => void this.setEnabled(config.get('learning.enabled')));
   }
 
   /** Resolves when the stored records have been read. */
@@ -174,7 +171,7 @@ export async function replayUsage(learning: UsageLearning, selection: SelectionS
         const withMemory = await replay(true);
         return { alone, withMemory, tools: catalogue.length };
       } catch (error) {
-        if (!token.isCancellationRequested) void vscode.window.showErrorMessage(vscode.l10n.t('Replaying the recorded prompts failed: {0}', (error as Error).message));
+        if (!token.isCancellationRequested) void vscode.window.showErrorMessage(vscode.l10n.t('Replaying the recorded prompts failed: {0}', describeError(error)));
         return undefined;
       }
     },

@@ -6,7 +6,9 @@ import type { CostSnapshot } from '../core/guards/costMonitor';
 import type { LoopTurnHistory } from '../core/guards/loopDetector';
 import { bar, button, el, section, svg } from './dom';
 import type { ServersView, TurnView } from './protocol';
-import { costChart, costSummary, rateView, serverRows, topTools, warningRows, type CostChartView } from './viewModel';
+import { costChart, costSummary, rateView, topTools, type CostChartView } from './costView';
+import { serverRows } from './serverView';
+import { warningRows } from './viewModel';
 
 const CHART_SIZE = { width: 600, height: 140 } as const;
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { EXIT_CODES, byteLength, exitCodeFor, type CallEnvelope, type CallErrorType } from '../../src/core/router/callEnvelope';
+import { EXIT_CODES, byteLength, exitCodeFor, type CallEnvelope } from '../../src/core/router/callEnvelope';
+import type { CallErrorType } from '../../src/core/errors/callErrors';
 
 const meta = { latencyMs: 3, bytes: 10, server: 'srv', tool: 'tool' };
 

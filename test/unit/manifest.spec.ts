@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { COMMANDS, SETTINGS_SECTION, SETTING_DEFAULTS } from '../../src/extension/settings';
+import { COMMANDS } from '../../src/extension/commandIds';
+import { SETTINGS_SECTION, SETTING_DEFAULTS } from '../../src/extension/settingsSchema';
 
 /** package.json and the code must agree: one place holds each default, and this test holds them together. */
 const root = path.resolve(__dirname, '../..');
@@ -24,6 +25,14 @@ describe('package.json manifest', () => {
   it('contributes exactly the commands the code registers, all in the Tool Router category', () => {
     assert.deepEqual(manifest.contributes.commands.map((c) => c.command).sort(), Object.values(COMMANDS).sort());
     for (const c of manifest.contributes.commands) assert.equal(nls[c.category.replace(/%/g, '')], 'Tool Router');
+  });
+
+  it('registers every command of COMMANDS exactly once', () => {
+    // The extension-host tests check the registry itself; this catches a missing registration without VS Code.
+    const folder = path.join(root, 'src', 'extension');
+    const sources = readdirSync(folder).filter((f) => f.endsWith('.ts')).map((f) => readFileSync(path.join(folder, f), 'utf8'));
+    const registered = sources.flatMap((text) => [...text.matchAll(/registerCommand\(\s*COMMANDS\.(\w+)/g)].map((m) => m[1]));
+    assert.deepEqual(registered.sort(), Object.keys(COMMANDS).sort());
   });
 
   it('has a translation entry for every %key% it uses', () => {

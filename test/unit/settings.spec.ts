@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { checkSetting, SETTING_DEFAULTS } from '../../src/extension/settings';
+import { checkSetting, SETTING_DEFAULTS } from '../../src/extension/settingsSchema';
 
 describe('checkSetting', () => {
   it('takes a value of the right type, and the default when unset', () => {

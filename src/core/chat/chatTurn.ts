@@ -8,7 +8,9 @@ import { DEFAULT_CALL_POLICY, decideCall, offerNote, offerTool, type CallPolicy 
 import { unconfirmedMessage, type ConfirmAnswer } from '../policy/confirmation';
 import { AnswerStream } from './answerStream';
 import { OfferedTools } from './offeredTools';
-import type { SearchHit } from './toolSearch';
+import { envelopeText, inputText, notRunEnvelope, parseJsonObject, shorten } from './turnText';
+import type { SearchHit } from '../search/toolSearch';
+import { describeError } from '../errors/describeError';
 
 /**
  * One chat turn: the model sees only the selected tools; each tool call goes through the loop detector
@@ -186,33 +188,192 @@ export interface ChatTurnOptions {
 }
 
 export async function runChatTurn(options: ChatTurnOptions): Promise<TurnResult> {
-  const { model, router, loops, cost, events } = options;
-  const warnings: TurnWarning[] = [];
-  const calls: TurnCall[] = [];
-  const found: FoundTool[] = [];
-  const usage = { promptTokens: 0, completionTokens: 0 };
-  const warn = (w: TurnWarning): void => {
-    warnings.push(w);
-    events?.onWarning?.(w);
-  };
-  const stream = events?.onText ? new AnswerStream((text) => events.onText!(text)) : undefined;
-  /** Ends the turn; `notice` is text the router itself adds to what the user has read (streamed at once). */
-  const done = (answer: string, paused = false, notice?: string): TurnResult => {
-    if (notice !== undefined) stream?.say(notice);
-    return { answer, calls, warnings, usage, paused, found, streamed: stream?.started ?? false };
-  };
-  if (cost.isPaused()) {
-    const message = cost.pausedReason?.message ?? 'The router is paused.';
-    return done(message, true, message);
-  }
-  loops.startTurn(options.turn);
-  const guard = new HallucinationGuardTurn();
-  const messages: ChatMessage[] = [...truncateHistory(options.history), { role: 'user', text: options.prompt }];
-  const offered = new OfferedTools(options.tools, options.selection, options.cap ?? DEFAULT_CAP);
+  return new ChatTurn(options).run();
+}
+
+/** The definitions sent at each step, with their token counts; recounted only when the offered set changes. */
+interface SentDefinitions {
+  readonly version: number;
+  readonly tools: readonly ChatToolDefinition[];
+  readonly tokens: number;
+  readonly blame: ReadonlyArray<{ name: string; tokens: number; part: 'definition' }>;
+}
+
+/** One turn's state, run in phases: ask the model, then either end on its answer or run its calls. */
+class ChatTurn {
+  private readonly warnings: TurnWarning[] = [];
+  private readonly calls: TurnCall[] = [];
+  private readonly found: FoundTool[] = [];
+  private readonly usage = { promptTokens: 0, completionTokens: 0 };
+  private readonly stream: AnswerStream | undefined;
+  private readonly guard = new HallucinationGuardTurn();
+  private readonly messages: ChatMessage[];
+  private readonly offered: OfferedTools<ChatToolDefinition>;
   /** Found tools whose hits say they are destructive (for the default isDestructive). */
-  const destructiveFound = new Set<string>();
-  const gate = callGate(options, destructiveFound);
-  const count = async (text: string): Promise<number> => {
+  private readonly destructiveFound = new Set<string>();
+  private readonly gate: (call: ChatToolCall) => Promise<GateVerdict>;
+  private definitions: SentDefinitions | undefined;
+  private toolMode: 'auto' | 'required' = 'auto';
+
+  constructor(private readonly options: ChatTurnOptions) {
+    const events = options.events;
+    this.stream = events?.onText ? new AnswerStream((text) => events.onText!(text)) : undefined;
+    this.messages = [...truncateHistory(options.history), { role: 'user', text: options.prompt }];
+    this.offered = new OfferedTools(options.tools, options.selection, options.cap ?? DEFAULT_CAP);
+    this.gate = callGate(options, this.destructiveFound);
+  }
+
+  async run(): Promise<TurnResult> {
+    const { cost, loops } = this.options;
+    if (cost.isPaused()) {
+      const message = cost.pausedReason?.message ?? 'The router is paused.';
+      return this.done(message, true, message);
+    }
+    loops.startTurn(this.options.turn);
+    const maxSteps = this.options.maxSteps ?? DEFAULT_MAX_STEPS;
+    for (let step = 1; step <= maxSteps; step++) {
+      const asked = await this.ask();
+      if ('result' in asked) return asked.result;
+      if (asked.response.toolCalls.length === 0) {
+        const end = this.answer(asked.response);
+        if (end) return end;
+        continue;
+      }
+      await this.runCalls(asked.response, step);
+    }
+    const message = `I stopped after ${maxSteps} steps without a final answer (toolRouter.chat.maxSteps). Ask me to continue if there is more to do.`;
+    this.warn({ kind: 'steps', message });
+    return this.done(message, false, message);
+  }
+
+  /** One model step, its tokens charged to the cost window; a `result` when that paused the router. */
+  private async ask(): Promise<{ readonly response: ModelResponse } | { readonly result: TurnResult }> {
+    const { model, cost, signal } = this.options;
+    const stream = this.stream;
+    const definitions = await this.sentDefinitions();
+    stream?.beginStep();
+    let deltas = 0;
+    const response = await model.send(this.messages, definitions.tools, {
+      toolMode: this.toolMode,
+      ...(signal ? { signal } : {}),
+      ...(stream ? { onText: (delta: string) => (deltas++, stream.write(delta)) } : {}),
+    });
+    // A model that does not stream still has its text shown, through the same guard.
+    if (stream && deltas === 0) stream.write(response.text);
+    const promptTokens = (await this.count(this.messages.map(messageText).join('\n'))) + definitions.tokens;
+    const completionTokens = await this.count(response.text + inputText(response.toolCalls.map((c) => c.input)));
+    this.usage.promptTokens += promptTokens;
+    this.usage.completionTokens += completionTokens;
+    const blame = [
+      ...definitions.blame,
+      ...response.toolCalls.map((c) => ({ name: c.name, tokens: estimateTokens(inputText(c.input ?? {})), part: 'arguments' as const })),
+    ];
+    const recorded = cost.record({ promptTokens, completionTokens, calls: response.toolCalls.length, tools: blame });
+    if (!recorded.pausedNow) return { response };
+    const message = cost.pausedReason?.message ?? 'The router paused: the token budget was reached.';
+    this.warn({ kind: 'cost', message });
+    stream?.endStep(true);
+    return { result: this.done(`${response.text ? `${response.text}\n\n` : ''}${message}`, true, message) };
+  }
+
+  // Each step re-sends every definition, so each step charges them again; they are counted only when the
+  // offered set changes (a search added tools).
+  private async sentDefinitions(): Promise<SentDefinitions> {
+    if (this.definitions?.version !== this.offered.version) {
+      const tools = [...this.offered.definitions, ...(this.options.search ? [FIND_TOOLS_DEFINITION] : [])];
+      this.definitions = { version: this.offered.version, tools, tokens: await this.count(JSON.stringify(tools)), blame: tools.map((t) => ({ name: t.name, tokens: estimateTokens(JSON.stringify(t)), part: 'definition' as const })) };
+    }
+    return this.definitions;
+  }
+
+  /** An answer without calls ends the turn, unless it claims an action no tool performed (then undefined: retry). */
+  private answer(response: ModelResponse): TurnResult | undefined {
+    const decision = this.guard.afterAttempt({ toolCallsMade: this.calls.length, answer: response.text, toolsOffered: this.offered.definitions.length });
+    if (decision.action === 'retry-with-required-tools') {
+      this.warn({ kind: 'hallucination', phrase: decision.claim?.phrase ?? '', outcome: 'retried' });
+      this.stream?.endStep(false);
+      this.options.events?.onProgress?.('The answer claimed an action no tool performed; asking the model again with tools required.');
+      this.toolMode = 'required';
+      return undefined;
+    }
+    if (decision.action === 'replace-with-honest-answer') {
+      this.warn({ kind: 'hallucination', phrase: decision.claim?.phrase ?? '', outcome: 'replaced' });
+      this.stream?.endStep(false);
+      const honest = decision.honestAnswer ?? "I wasn't able to complete this action.";
+      return this.done(honest, false, honest);
+    }
+    this.stream?.endStep(true);
+    return this.done(response.text);
+  }
+
+  /** Runs a step's calls in order and feeds each result back to the model. */
+  private async runCalls(response: ModelResponse, step: number): Promise<void> {
+    const { options } = this;
+    // A step that calls tools backs what it says; its held text goes out.
+    this.stream?.endStep(true);
+    this.toolMode = 'auto';
+    this.messages.push({ role: 'assistant', text: response.text, toolCalls: response.toolCalls });
+    for (const call of response.toolCalls) {
+      let resultText: string;
+      if (options.search && call.name === FIND_TOOLS_NAME) {
+        // A search is no action: it is not a call of the turn, so the claimed-action guard still applies.
+        options.events?.onProgress?.('Searching for tools…');
+        resultText = await findTools(call.input, { search: options.search, step, offered: this.offered, found: this.found, destructiveFound: this.destructiveFound, policy: options.policy ?? DEFAULT_CALL_POLICY, canAsk: options.confirm !== undefined, ...(options.signal ? { signal: options.signal } : {}) });
+      } else {
+        resultText = await this.runCall(call);
+      }
+      options.cost.record({ promptTokens: 0, completionTokens: 0, tools: [{ name: call.name, tokens: estimateTokens(resultText), part: 'result' }] });
+      this.messages.push({ role: 'tool', callId: call.callId, name: call.name, text: resultText });
+    }
+  }
+
+  /** One tool call through the loop detector, the call policy and the router; returns what the model reads. */
+  private async runCall(call: ChatToolCall): Promise<string> {
+    const { router, loops, events, signal } = this.options;
+    const wasOffered = this.offered.has(call.name);
+    const check = loops.check(call.name, call.input);
+    let envelope: CallEnvelope;
+    let confirmation: TurnCall['confirmation'];
+    if (!check.allow) {
+      envelope = loopDetectedEnvelope(check, { server: '', tool: call.name, exposedName: call.name });
+      this.warn({ kind: 'loop', tool: call.name, args: call.input, rule: check.rule, message: check.message });
+    } else {
+      const verdict = await this.gate(call);
+      confirmation = verdict.confirmation;
+      if (verdict.run) {
+        events?.onToolStart?.(call);
+        // A long call's progress reaches the user as the turn's progress line.
+        const onProgress = (p: { progress: number; total?: number; message?: string }): void =>
+          events?.onProgress?.(`${call.name}: ${p.message ?? (p.total ? `${p.progress} of ${p.total}` : `${p.progress}`)}`);
+        envelope = await router.call(call.name, call.input, { ...(signal ? { signal } : {}), onProgress });
+        const facts = resultFactsFor(envelope);
+        loops.record(call.name, call.input, facts.digest, facts.isEmpty);
+        this.offered.markCalled(call.name);
+        if (!wasOffered) events?.onProgress?.(`The model called "${call.name}", which was not offered this turn.`);
+      } else {
+        envelope = notRunEnvelope(call.name, verdict.message);
+      }
+    }
+    events?.onToolEnd?.(call, envelope);
+    this.calls.push({ call, envelope, ...(confirmation ? { confirmation } : {}) });
+    // The guard accepts any turn with a call in it (decideAfterTurn), so nothing more needs holding.
+    this.stream?.stopGuarding();
+    return envelopeText(envelope);
+  }
+
+  private warn(warning: TurnWarning): void {
+    this.warnings.push(warning);
+    this.options.events?.onWarning?.(warning);
+  }
+
+  /** Ends the turn; `notice` is text the router itself adds to what the user has read (streamed at once). */
+  private done(answer: string, paused = false, notice?: string): TurnResult {
+    if (notice !== undefined) this.stream?.say(notice);
+    return { answer, calls: this.calls, warnings: this.warnings, usage: this.usage, paused, found: this.found, streamed: this.stream?.started ?? false };
+  }
+
+  private async count(text: string): Promise<number> {
+    const { model } = this.options;
     if (model.countTokens) {
       try {
         return await model.countTokens(text);
@@ -221,110 +382,7 @@ export async function runChatTurn(options: ChatTurnOptions): Promise<TurnResult>
       }
     }
     return estimateTokens(text);
-  };
-
-  // Each step re-sends every definition, so each step charges them again; they are counted only when the
-  // offered set changes (a search added tools).
-  let definitions: { version: number; tools: readonly ChatToolDefinition[]; tokens: number; blame: Array<{ name: string; tokens: number; part: 'definition' }> } | undefined;
-  let toolMode: 'auto' | 'required' = 'auto';
-  const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
-  for (let step = 1; step <= maxSteps; step++) {
-    if (definitions?.version !== offered.version) {
-      const tools = [...offered.definitions, ...(options.search ? [FIND_TOOLS_DEFINITION] : [])];
-      definitions = { version: offered.version, tools, tokens: await count(JSON.stringify(tools)), blame: tools.map((t) => ({ name: t.name, tokens: estimateTokens(JSON.stringify(t)), part: 'definition' as const })) };
-    }
-    stream?.beginStep();
-    let deltas = 0;
-    const response = await model.send(messages, definitions.tools, {
-      toolMode,
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(stream ? { onText: (delta: string) => (deltas++, stream.write(delta)) } : {}),
-    });
-    // A model that does not stream still has its text shown, through the same guard.
-    if (stream && deltas === 0) stream.write(response.text);
-    const promptTokens = (await count(messages.map(messageText).join('\n'))) + definitions.tokens;
-    const completionTokens = await count(response.text + inputText(response.toolCalls.map((c) => c.input)));
-    usage.promptTokens += promptTokens;
-    usage.completionTokens += completionTokens;
-    const blame = [
-      ...definitions.blame,
-      ...response.toolCalls.map((c) => ({ name: c.name, tokens: estimateTokens(inputText(c.input ?? {})), part: 'arguments' as const })),
-    ];
-    const recorded = cost.record({ promptTokens, completionTokens, calls: response.toolCalls.length, tools: blame });
-    if (recorded.pausedNow) {
-      const message = cost.pausedReason?.message ?? 'The router paused: the token budget was reached.';
-      warn({ kind: 'cost', message });
-      stream?.endStep(true);
-      return done(`${response.text ? `${response.text}\n\n` : ''}${message}`, true, message);
-    }
-
-    if (response.toolCalls.length === 0) {
-      const decision = guard.afterAttempt({ toolCallsMade: calls.length, answer: response.text, toolsOffered: offered.definitions.length });
-      if (decision.action === 'retry-with-required-tools') {
-        warn({ kind: 'hallucination', phrase: decision.claim?.phrase ?? '', outcome: 'retried' });
-        stream?.endStep(false);
-        events?.onProgress?.('The answer claimed an action no tool performed; asking the model again with tools required.');
-        toolMode = 'required';
-        continue;
-      }
-      if (decision.action === 'replace-with-honest-answer') {
-        warn({ kind: 'hallucination', phrase: decision.claim?.phrase ?? '', outcome: 'replaced' });
-        stream?.endStep(false);
-        const honest = decision.honestAnswer ?? "I wasn't able to complete this action.";
-        return done(honest, false, honest);
-      }
-      stream?.endStep(true);
-      return done(response.text);
-    }
-
-    // A step that calls tools backs what it says; its held text goes out.
-    stream?.endStep(true);
-    toolMode = 'auto';
-    messages.push({ role: 'assistant', text: response.text, toolCalls: response.toolCalls });
-    for (const call of response.toolCalls) {
-      let resultText: string;
-      if (options.search && call.name === FIND_TOOLS_NAME) {
-        // A search is no action: it is not a call of the turn, so the claimed-action guard still applies.
-        events?.onProgress?.('Searching for tools…');
-        resultText = await findTools(call.input, { search: options.search, step, offered, found, destructiveFound, policy: options.policy ?? DEFAULT_CALL_POLICY, canAsk: options.confirm !== undefined, ...(options.signal ? { signal: options.signal } : {}) });
-      } else {
-        const wasOffered = offered.has(call.name);
-        const check = loops.check(call.name, call.input);
-        let envelope: CallEnvelope;
-        let confirmation: TurnCall['confirmation'];
-        if (!check.allow) {
-          envelope = loopDetectedEnvelope(check, { server: '', tool: call.name, exposedName: call.name });
-          warn({ kind: 'loop', tool: call.name, args: call.input, rule: check.rule, message: check.message });
-        } else {
-          const verdict = await gate(call);
-          confirmation = verdict.confirmation;
-          if (verdict.run) {
-            events?.onToolStart?.(call);
-            // A long call's progress reaches the user as the turn's progress line.
-            const onProgress = (p: { progress: number; total?: number; message?: string }): void =>
-              events?.onProgress?.(`${call.name}: ${p.message ?? (p.total ? `${p.progress} of ${p.total}` : `${p.progress}`)}`);
-            envelope = await router.call(call.name, call.input, { ...(options.signal ? { signal: options.signal } : {}), onProgress });
-            const facts = resultFactsFor(envelope);
-            loops.record(call.name, call.input, facts.digest, facts.isEmpty);
-            offered.markCalled(call.name);
-            if (!wasOffered) events?.onProgress?.(`The model called "${call.name}", which was not offered this turn.`);
-          } else {
-            envelope = notRunEnvelope(call.name, verdict.message);
-          }
-        }
-        events?.onToolEnd?.(call, envelope);
-        calls.push({ call, envelope, ...(confirmation ? { confirmation } : {}) });
-        // The guard accepts any turn with a call in it (decideAfterTurn), so nothing more needs holding.
-        stream?.stopGuarding();
-        resultText = envelopeText(envelope);
-      }
-      cost.record({ promptTokens: 0, completionTokens: 0, tools: [{ name: call.name, tokens: estimateTokens(resultText), part: 'result' }] });
-      messages.push({ role: 'tool', callId: call.callId, name: call.name, text: resultText });
-    }
   }
-  const message = `I stopped after ${maxSteps} steps without a final answer (toolRouter.chat.maxSteps). Ask me to continue if there is more to do.`;
-  warn({ kind: 'steps', message });
-  return done(message, false, message);
 }
 
 type GateVerdict = { readonly run: true; readonly confirmation?: 'confirmed' } | { readonly run: false; readonly confirmation: 'declined' | 'unanswered' | 'refused'; readonly message: string };
@@ -343,7 +401,7 @@ function callGate(options: ChatTurnOptions, destructiveFound: ReadonlySet<string
       answer = await options.confirm!({ tool: call.name, args: call.input }, options.signal);
     } catch (error) {
       // Nothing destructive runs unapproved; the model is told the question failed, not that the user said no.
-      answer = { answer: 'failed', reason: error instanceof Error ? error.message : String(error) };
+      answer = { answer: 'failed', reason: describeError(error) };
     }
     // A request cancelled while the question was open does not go on with the call.
     if (options.signal?.aborted && answer.answer === 'yes') answer = { answer: 'failed', reason: 'the request was cancelled' };
@@ -358,7 +416,7 @@ function callGate(options: ChatTurnOptions, destructiveFound: ReadonlySet<string
  */
 async function findTools(
   input: unknown,
-  context: { search: TurnSearch; step: number; offered: OfferedTools; found: FoundTool[]; destructiveFound: Set<string>; policy: CallPolicy; canAsk: boolean; signal?: AbortSignal },
+  context: { search: TurnSearch; step: number; offered: OfferedTools<ChatToolDefinition>; found: FoundTool[]; destructiveFound: Set<string>; policy: CallPolicy; canAsk: boolean; signal?: AbortSignal },
 ): Promise<string> {
   const raw = typeof input === 'string' ? parseJsonObject(input) : input;
   const query = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)['query'] : undefined;
@@ -367,7 +425,7 @@ async function findTools(
   try {
     hits = await context.search.search(query.trim(), context.signal);
   } catch (error) {
-    return `${FIND_TOOLS_NAME} failed: ${error instanceof Error ? error.message : String(error)}. Go on with the tools you have.`;
+    return `${FIND_TOOLS_NAME} failed: ${describeError(error)}. Go on with the tools you have.`;
   }
   const tools: Array<Record<string, unknown>> = [];
   for (const hit of hits) {
@@ -392,44 +450,6 @@ async function findTools(
   }
   const next = tools.length === 0 ? 'No tools matched; try other words, or answer with what you have.' : 'Call the tool you need directly, by its name, at your next step.';
   return JSON.stringify({ query: query.trim(), tools, next });
-}
-
-/**
- * A model's tool-call input as text, for counting tokens. Absurdly deep input would overflow the stack
- * here before the router refuses it (INVALID_ARGUMENTS); it is then counted as nothing.
- */
-function inputText(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? '';
-  } catch {
-    return '';
-  }
-}
-
-function shorten(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
-function parseJsonObject(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A call the router did not run (declined or refused); the message tells the model what happened. */
-function notRunEnvelope(name: string, message: string): CallEnvelope {
-  return { ok: false, error: { type: 'CANCELLED', message, retryable: false }, meta: { latencyMs: 0, bytes: 0, server: '', tool: name, exposedName: name } };
-}
-
-/** What the model reads of a result: the content's text, or the error message with its type. */
-export function envelopeText(envelope: CallEnvelope): string {
-  const text = (envelope.content ?? [])
-    .map((b) => (b.type === 'text' ? String(b['text']) : `[${b.type} content]`))
-    .join('\n');
-  if (envelope.ok) return text || '(the tool returned no content)';
-  return `${envelope.error.type}: ${envelope.error.message}${text && envelope.error.type === 'TOOL_ERROR' ? '' : text ? `\n${text}` : ''}`;
 }
 
 function messageText(m: ChatMessage): string {

@@ -1,14 +1,14 @@
 import type { Selection } from '../selection/selectionTypes';
-import type { ChatToolDefinition } from './chatTurn';
 
 /**
  * The routed tools offered to the model during one `@router` turn: the selection's tools at first, then
  * tools the model finds with the search tool, from the next step on. The set never grows past the
  * selection cap: when it is full, a found tool takes the place of the lowest-ranked selected tool the
  * model has not called (core, pinned and sticky tools, and tools found earlier, keep their places).
+ * Generic over the definition: only its name matters here (the turn offers ChatToolDefinitions).
  */
-export class OfferedTools {
-  private list: ChatToolDefinition[];
+export class OfferedTools<T extends { readonly name: string }> {
+  private list: T[];
   private readonly tierOf: ReadonlyMap<string, number>;
   private readonly called = new Set<string>();
   private readonly found = new Set<string>();
@@ -18,7 +18,7 @@ export class OfferedTools {
   version = 0;
 
   constructor(
-    initial: readonly ChatToolDefinition[],
+    initial: readonly T[],
     selection: Selection,
     private readonly cap: number,
   ) {
@@ -26,7 +26,7 @@ export class OfferedTools {
     this.tierOf = new Map(selection.tools.map((t) => [t.name, t.tier]));
   }
 
-  get definitions(): readonly ChatToolDefinition[] {
+  get definitions(): readonly T[] {
     return this.list;
   }
 
@@ -45,7 +45,7 @@ export class OfferedTools {
   }
 
   /** Offers a found tool from the next step on; says whether it fit and which tool gave it its place. */
-  add(definition: ChatToolDefinition): { readonly offered: boolean; readonly replaced?: string } {
+  add(definition: T): { readonly offered: boolean; readonly replaced?: string } {
     if (this.has(definition.name)) return { offered: true };
     if (this.replaced.has(definition.name)) return { offered: false };
     if (this.list.length < this.cap) {
@@ -64,7 +64,7 @@ export class OfferedTools {
     return { offered: false };
   }
 
-  private push(definition: ChatToolDefinition): void {
+  private push(definition: T): void {
     this.list.push(definition);
     this.found.add(definition.name);
     this.version++;

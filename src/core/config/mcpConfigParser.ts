@@ -3,20 +3,21 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import {
-  DEFAULT_ROUTER_OPTIONS,
   MIN_SECRET_LENGTH,
-  PROTOCOL_SETTINGS,
   SECRET_NAME_PATTERN,
+  describeType,
   type ConfigIssue,
-  type ProtocolSetting,
-  type RouterOptions,
+  type RemoteLaunch,
   type ServerDefinition,
   type ServerLaunch,
+  type StdioLaunch,
 } from './serverConfig';
 import { parseEnvFile } from './envFile';
 import { parseRouterBlock, type RouterBlock } from './routerBlock';
+import { parseRouterOptions, type ParsedRouterOptions } from './routerOptions';
 import { isRecord } from '../util/isRecord';
 import { canonicalJson } from '../util/canonicalJson';
+import { describeError } from '../errors/describeError';
 
 /**
  * Reads MCP server configuration in VS Code's `mcp.json` format (JSON with comments) or Claude Desktop's
@@ -66,9 +67,6 @@ const KNOWN_SERVER_FIELDS = new Set([
   // Fields VS Code or Claude Desktop use that the router does not need; accepted silently.
   'dev', 'disabled', 'gallery', 'version', 'description', 'alwaysAllow', 'autoApprove', 'timeout',
 ]);
-/** A cut result must still hold the note that says it was cut (512 bytes are reserved for it). */
-export const MIN_RESPONSE_BYTES = 1024;
-const KNOWN_ROUTER_FIELDS = new Set([...Object.keys(DEFAULT_ROUTER_OPTIONS), 'oauth']);
 const VARIABLE_PATTERN = /\$\{([^}]*)\}/g;
 
 export async function loadMcpConfigFile(filePath: string, ctx: Omit<ConfigContext, 'file'>): Promise<ParsedConfig> {
@@ -76,7 +74,7 @@ export async function loadMcpConfigFile(filePath: string, ctx: Omit<ConfigContex
   try {
     text = await readFile(filePath, 'utf8');
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'the file does not exist' : String((error as Error).message);
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'the file does not exist' : describeError(error);
     return { servers: [], inputs: [], issues: [{ file: filePath, severity: 'error', message: `Cannot read the config: ${reason}. Check the path.` }] };
   }
   return parseMcpConfig(text, { ...ctx, file: filePath });
@@ -128,6 +126,7 @@ export async function parseMcpConfig(text: string, ctx: ConfigContext): Promise<
   return { servers, inputs, issues, ...withRouter };
 }
 
+/** One server entry: its transport's launch, its router options, and a fingerprint that changes with either. */
 async function parseServer(
   name: string,
   entry: unknown,
@@ -136,39 +135,100 @@ async function parseServer(
   resolvedInputs: Map<string, string | undefined>,
   issues: ConfigIssue[],
 ): Promise<ServerDefinition | undefined> {
-  const file = ctx.file;
-  const err = (field: string | undefined, message: string): undefined => {
-    issues.push({ file, server: name, ...(field ? { field } : {}), severity: 'error', message });
-    return undefined;
-  };
-  const warn = (field: string | undefined, message: string): void => {
-    issues.push({ file, server: name, ...(field ? { field } : {}), severity: 'warning', message });
-  };
-  if (name.trim() === '') return err(undefined, 'A server name must not be empty.');
-  if (!isRecord(entry)) return err(undefined, 'Must be an object with "command" (stdio) or "url" (http/sse).');
+  const reader = new ServerEntryReader(name, ctx, inputs, resolvedInputs, issues);
+  if (name.trim() === '') return reader.err(undefined, 'A server name must not be empty.');
+  if (!isRecord(entry)) return reader.err(undefined, 'Must be an object with "command" (stdio) or "url" (http/sse).');
 
   for (const key of Object.keys(entry)) {
-    if (!KNOWN_SERVER_FIELDS.has(key)) warn(key, `Unknown field "${key}" is ignored. Known fields: ${[...KNOWN_SERVER_FIELDS].slice(0, 9).join(', ')}.`);
+    if (!KNOWN_SERVER_FIELDS.has(key)) reader.warn(key, `Unknown field "${key}" is ignored. Known fields: ${[...KNOWN_SERVER_FIELDS].slice(0, 9).join(', ')}.`);
+  }
+  const type = launchType(entry, reader);
+  if (type === undefined) return undefined;
+  const launch = type === 'stdio' ? await readStdioLaunch(entry, ctx, reader) : await readRemoteLaunch(entry, type, reader);
+  const options = await readRouterOptions(entry, reader);
+  if (entry['disabled'] === true) options.enabled = false;
+  if (!launch) return undefined;
+  // Keys sorted, so reordering `env` or `headers` does not count as a change.
+  const fingerprint = createHash('sha256').update(canonicalJson({ launch, options })).digest('hex').slice(0, 16);
+  const shown = [...reader.secrets].filter((v) => v.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+  return { name, launch, options, source: { file: ctx.file }, fingerprint, ...(shown.length ? { secrets: shown } : {}) };
+}
+
+/**
+ * Reads the values of one server entry: records its issues, substitutes `${…}` variables (asking for each
+ * input once per file) and collects the secrets the values carry, so messages and logs can hide them.
+ */
+class ServerEntryReader {
+  readonly secrets = new Set<string>();
+
+  constructor(
+    private readonly name: string,
+    private readonly ctx: ConfigContext,
+    private readonly inputs: readonly InputDefinition[],
+    private readonly resolvedInputs: Map<string, string | undefined>,
+    private readonly issues: ConfigIssue[],
+  ) {}
+
+  err(field: string | undefined, message: string): undefined {
+    this.issues.push({ file: this.ctx.file, server: this.name, ...(field ? { field } : {}), severity: 'error', message });
+    return undefined;
   }
 
-  const secrets = new Set<string>();
-  const substitute = async (value: string, field: string): Promise<string | undefined> => {
+  warn(field: string | undefined, message: string): void {
+    this.issues.push({ file: this.ctx.file, server: this.name, ...(field ? { field } : {}), severity: 'warning', message });
+  }
+
+  /** The value with every variable replaced; undefined when one cannot be (the reason is recorded). */
+  async substitute(value: string, field: string): Promise<string | undefined> {
     let out = '';
     let last = 0;
     for (const match of value.matchAll(VARIABLE_PATTERN)) {
       out += value.slice(last, match.index);
       last = (match.index ?? 0) + match[0].length;
       const variable = match[1] ?? '';
-      const replacement = await resolveVariable(variable, field);
+      const replacement = await this.resolveVariable(variable, field);
       if (replacement === undefined) return undefined;
       out += replacement;
     }
     return out + value.slice(last);
-  };
+  }
 
-  const resolveVariable = async (variable: string, field: string): Promise<string | undefined> => {
+  /** A string field, substituted; undefined when absent (an error if required) or not a string. */
+  async stringField(entry: Record<string, unknown>, key: string, required: boolean): Promise<string | undefined> {
+    const v = entry[key];
+    if (v === undefined) {
+      if (required) this.err(key, `"${key}" is required.`);
+      return undefined;
+    }
+    if (typeof v !== 'string') return this.err(key, `"${key}" must be a string, got ${describeType(v)}.`);
+    return this.substitute(v, key);
+  }
+
+  /** An object of string values (`env`, `headers`), substituted; a bad value is reported and left out. */
+  async stringMap(entry: Record<string, unknown>, key: string): Promise<Record<string, string>> {
+    const v = entry[key];
+    const out: Record<string, string> = {};
+    if (v === undefined || v === null) return out;
+    if (!isRecord(v)) {
+      this.err(key, `"${key}" must be an object of string values, got ${describeType(v)}.`);
+      return out;
+    }
+    for (const [k, raw] of Object.entries(v)) {
+      if (raw === null) continue; // VS Code allows null to unset a variable
+      if (typeof raw !== 'string' && typeof raw !== 'number' && typeof raw !== 'boolean') {
+        this.err(`${key}.${k}`, `must be a string, got ${describeType(raw)}.`);
+        continue;
+      }
+      const s = await this.substitute(String(raw), `${key}.${k}`);
+      if (s !== undefined) Object.defineProperty(out, k, { value: s, enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+
+  private async resolveVariable(variable: string, field: string): Promise<string | undefined> {
+    const { ctx } = this;
     if (variable === 'workspaceFolder') {
-      if (!ctx.workspaceFolder) return err(field, '${workspaceFolder} is used but no workspace folder is open. Open a folder or use an absolute path.');
+      if (!ctx.workspaceFolder) return this.err(field, '${workspaceFolder} is used but no workspace folder is open. Open a folder or use an absolute path.');
       return ctx.workspaceFolder;
     }
     if (variable === 'userHome') return (ctx.env ?? process.env)['HOME'] ?? (ctx.env ?? process.env)['USERPROFILE'] ?? '';
@@ -176,226 +236,125 @@ async function parseServer(
     if (variable.startsWith('env:')) {
       const key = variable.slice(4);
       const v = (ctx.env ?? process.env)[key];
-      if (v === undefined) warn(field, `Environment variable ${key} is not set; substituted an empty string.`);
+      if (v === undefined) this.warn(field, `Environment variable ${key} is not set; substituted an empty string.`);
       return v ?? '';
     }
-    if (variable.startsWith('input:')) {
-      const id = variable.slice(6);
-      const def = inputs.find((i) => i.id === id);
-      if (!def) return err(field, `\${input:${id}} refers to an input that is not declared in "inputs". Add {"id": "${id}", "type": "promptString"}.`);
-      if (!resolvedInputs.has(id)) {
-        try {
-          resolvedInputs.set(id, ctx.resolveInput ? await ctx.resolveInput(def) : undefined);
-        } catch (error) {
-          resolvedInputs.set(id, undefined);
-          return err(field, `Asking for input "${id}" failed: ${(error as Error).message}`);
-        }
+    if (variable.startsWith('input:')) return this.resolveInput(variable.slice(6), field);
+    return this.err(field, `Unknown variable \${${variable}}. Supported: \${workspaceFolder}, \${userHome}, \${env:NAME}, \${input:ID}.`);
+  }
+
+  /** `${input:ID}`: asked for once per file, and always a secret. */
+  private async resolveInput(id: string, field: string): Promise<string | undefined> {
+    const def = this.inputs.find((i) => i.id === id);
+    if (!def) return this.err(field, `\${input:${id}} refers to an input that is not declared in "inputs". Add {"id": "${id}", "type": "promptString"}.`);
+    if (!this.resolvedInputs.has(id)) {
+      try {
+        this.resolvedInputs.set(id, this.ctx.resolveInput ? await this.ctx.resolveInput(def) : undefined);
+      } catch (error) {
+        this.resolvedInputs.set(id, undefined);
+        return this.err(field, `Asking for input "${id}" failed: ${describeError(error)}`);
       }
-      const v = resolvedInputs.get(id);
-      if (v === undefined) return err(field, `No value was given for input "${id}"; the server was not started. Provide it when asked (or with --input ${id}=VALUE on the CLI).`);
-      secrets.add(v);
-      return v;
     }
-    return err(field, `Unknown variable \${${variable}}. Supported: \${workspaceFolder}, \${userHome}, \${env:NAME}, \${input:ID}.`);
-  };
+    const v = this.resolvedInputs.get(id);
+    if (v === undefined) return this.err(field, `No value was given for input "${id}"; the server was not started. Provide it when asked (or with --input ${id}=VALUE on the CLI).`);
+    this.secrets.add(v);
+    return v;
+  }
+}
 
-  const stringField = async (key: string, required: boolean): Promise<string | undefined> => {
-    const v = entry[key];
-    if (v === undefined) {
-      if (required) err(key, `"${key}" is required.`);
-      return undefined;
-    }
-    if (typeof v !== 'string') return err(key, `"${key}" must be a string, got ${describeType(v)}.`);
-    return substitute(v, key);
-  };
+/** The transport an entry declares, or the one its fields imply; undefined (the error recorded) when neither. */
+function launchType(entry: Record<string, unknown>, reader: ServerEntryReader): ServerLaunch['type'] | undefined {
+  const declaredType = entry['type'];
+  if (declaredType === undefined) {
+    if (entry['command'] !== undefined) return 'stdio';
+    if (entry['url'] !== undefined) return 'http';
+    return reader.err(undefined, 'Needs "command" (a stdio server) or "url" (an http or sse server).');
+  }
+  if (declaredType === 'stdio' || declaredType === 'http' || declaredType === 'sse') return declaredType;
+  if (declaredType === 'streamableHttp' || declaredType === 'streamable-http') return 'http';
+  return reader.err('type', `Unknown type ${JSON.stringify(declaredType)}. Use "stdio", "http" or "sse".`);
+}
 
-  const stringMap = async (key: string): Promise<Record<string, string>> => {
-    const v = entry[key];
-    const out: Record<string, string> = {};
-    if (v === undefined || v === null) return out;
-    if (!isRecord(v)) {
-      err(key, `"${key}" must be an object of string values, got ${describeType(v)}.`);
-      return out;
+/** A stdio server: command, arguments, working folder and environment (its `envFile` first, then `env`). */
+async function readStdioLaunch(entry: Record<string, unknown>, ctx: ConfigContext, reader: ServerEntryReader): Promise<StdioLaunch | undefined> {
+  const command = await reader.stringField(entry, 'command', true);
+  const args = await readArgs(entry, reader);
+  let cwd = await reader.stringField(entry, 'cwd', false);
+  if (cwd !== undefined && !path.isAbsolute(cwd)) cwd = path.resolve(ctx.workspaceFolder ?? path.dirname(path.resolve(ctx.file)), cwd);
+  const env: Record<string, string> = {};
+  const envFile = await reader.stringField(entry, 'envFile', false);
+  if (envFile !== undefined) {
+    const envPath = path.isAbsolute(envFile) ? envFile : path.resolve(ctx.workspaceFolder ?? path.dirname(path.resolve(ctx.file)), envFile);
+    try {
+      const parsed = parseEnvFile(await readFile(envPath, 'utf8'));
+      for (const bad of parsed.badLines) reader.warn('envFile', `Line ${bad} of ${envPath} is not KEY=VALUE and was ignored.`);
+      Object.assign(env, parsed.values);
+    } catch {
+      reader.err('envFile', `Cannot read env file ${envPath}. Check that it exists.`);
     }
-    for (const [k, raw] of Object.entries(v)) {
-      if (raw === null) continue; // VS Code allows null to unset a variable
-      if (typeof raw !== 'string' && typeof raw !== 'number' && typeof raw !== 'boolean') {
-        err(`${key}.${k}`, `must be a string, got ${describeType(raw)}.`);
+  }
+  Object.assign(env, await reader.stringMap(entry, 'env'));
+  for (const [key, value] of Object.entries(env)) if (SECRET_NAME_PATTERN.test(key)) reader.secrets.add(value);
+  if (command === undefined) return undefined;
+  if (command.trim() === '') return reader.err('command', '"command" must not be empty.');
+  return { type: 'stdio', command, args, env, ...(cwd !== undefined ? { cwd } : {}) };
+}
+
+async function readArgs(entry: Record<string, unknown>, reader: ServerEntryReader): Promise<string[]> {
+  const rawArgs = entry['args'];
+  const args: string[] = [];
+  if (rawArgs !== undefined && !Array.isArray(rawArgs)) reader.err('args', `"args" must be an array of strings, got ${describeType(rawArgs)}.`);
+  if (Array.isArray(rawArgs)) {
+    for (let i = 0; i < rawArgs.length; i++) {
+      const a: unknown = rawArgs[i];
+      if (typeof a !== 'string' && typeof a !== 'number') {
+        reader.err(`args[${i}]`, `must be a string, got ${describeType(a)}.`);
         continue;
       }
-      const s = await substitute(String(raw), `${key}.${k}`);
-      if (s !== undefined) Object.defineProperty(out, k, { value: s, enumerable: true, writable: true, configurable: true });
-    }
-    return out;
-  };
-
-  const declaredType = entry['type'];
-  let type: ServerLaunch['type'];
-  if (declaredType === undefined) {
-    if (entry['command'] !== undefined) type = 'stdio';
-    else if (entry['url'] !== undefined) type = 'http';
-    else return err(undefined, 'Needs "command" (a stdio server) or "url" (an http or sse server).');
-  } else if (declaredType === 'stdio' || declaredType === 'http' || declaredType === 'sse') {
-    type = declaredType;
-  } else if (declaredType === 'streamableHttp' || declaredType === 'streamable-http') {
-    type = 'http';
-  } else {
-    return err('type', `Unknown type ${JSON.stringify(declaredType)}. Use "stdio", "http" or "sse".`);
-  }
-
-  let launch: ServerLaunch | undefined;
-  if (type === 'stdio') {
-    const command = await stringField('command', true);
-    const rawArgs = entry['args'];
-    const args: string[] = [];
-    if (rawArgs !== undefined && !Array.isArray(rawArgs)) err('args', `"args" must be an array of strings, got ${describeType(rawArgs)}.`);
-    if (Array.isArray(rawArgs)) {
-      for (let i = 0; i < rawArgs.length; i++) {
-        const a: unknown = rawArgs[i];
-        if (typeof a !== 'string' && typeof a !== 'number') {
-          err(`args[${i}]`, `must be a string, got ${describeType(a)}.`);
-          continue;
-        }
-        const s = await substitute(String(a), `args[${i}]`);
-        if (s !== undefined) args.push(s);
-      }
-    }
-    let cwd = await stringField('cwd', false);
-    if (cwd !== undefined && !path.isAbsolute(cwd)) cwd = path.resolve(ctx.workspaceFolder ?? path.dirname(path.resolve(ctx.file)), cwd);
-    const env: Record<string, string> = {};
-    const envFile = await stringField('envFile', false);
-    if (envFile !== undefined) {
-      const envPath = path.isAbsolute(envFile) ? envFile : path.resolve(ctx.workspaceFolder ?? path.dirname(path.resolve(ctx.file)), envFile);
-      try {
-        const parsed = parseEnvFile(await readFile(envPath, 'utf8'));
-        for (const bad of parsed.badLines) warn('envFile', `Line ${bad} of ${envPath} is not KEY=VALUE and was ignored.`);
-        Object.assign(env, parsed.values);
-      } catch {
-        err('envFile', `Cannot read env file ${envPath}. Check that it exists.`);
-      }
-    }
-    Object.assign(env, await stringMap('env'));
-    for (const [key, value] of Object.entries(env)) if (SECRET_NAME_PATTERN.test(key)) secrets.add(value);
-    if (command !== undefined) {
-      if (command.trim() === '') err('command', '"command" must not be empty.');
-      else launch = { type: 'stdio', command, args, env, ...(cwd !== undefined ? { cwd } : {}) };
-    }
-  } else {
-    const url = await stringField('url', true);
-    const headers = await stringMap('headers');
-    for (const value of Object.values(headers)) {
-      secrets.add(value);
-      // "Bearer abc": the credential alone may show up in a message too.
-      const credential = value.split(/\s+/).pop();
-      if (credential) secrets.add(credential);
-    }
-    if (url !== undefined) {
-      let parsed: URL | undefined;
-      try {
-        parsed = new URL(url);
-      } catch {
-        err('url', `"${redactUrl(url)}" is not a valid URL. Use a full address such as http://localhost:3000/mcp.`);
-      }
-      if (parsed && parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-        err('url', `Only http: and https: URLs are supported, got ${parsed.protocol}`);
-      } else if (parsed) {
-        launch = { type, url, headers };
-      }
+      const s = await reader.substitute(String(a), `args[${i}]`);
+      if (s !== undefined) args.push(s);
     }
   }
+  return args;
+}
 
+/** An http or sse server: its URL (http or https only) and headers, whose values are all secrets. */
+async function readRemoteLaunch(entry: Record<string, unknown>, type: RemoteLaunch['type'], reader: ServerEntryReader): Promise<RemoteLaunch | undefined> {
+  const url = await reader.stringField(entry, 'url', true);
+  const headers = await reader.stringMap(entry, 'headers');
+  for (const value of Object.values(headers)) {
+    reader.secrets.add(value);
+    // "Bearer abc": the credential alone may show up in a message too.
+    const credential = value.split(/\s+/).pop();
+    if (credential) reader.secrets.add(credential);
+  }
+  if (url === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return reader.err('url', `"${redactUrl(url)}" is not a valid URL. Use a full address such as http://localhost:3000/mcp.`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return reader.err('url', `Only http: and https: URLs are supported, got ${parsed.protocol}`);
+  return { type, url, headers };
+}
+
+/** The entry's `router` block. OAuth client credentials may use variables (a secret from `${input:…}`), kept out of logs. */
+async function readRouterOptions(entry: Record<string, unknown>, reader: ServerEntryReader): Promise<ParsedRouterOptions> {
   const routerField = (field: string): string => (field ? `router.${field}` : 'router');
-  // OAuth client credentials may use variables (a secret from `${input:…}`); the secret is kept out of logs.
   let routerNode = entry['router'];
   if (isRecord(routerNode) && isRecord(routerNode['oauth'])) {
     const oauth: Record<string, unknown> = { ...routerNode['oauth'] };
     for (const field of ['clientId', 'clientSecret'] as const) {
       if (typeof oauth[field] !== 'string') continue;
-      const resolved = await substitute(oauth[field], `router.oauth.${field}`);
+      const resolved = await reader.substitute(oauth[field], `router.oauth.${field}`);
       if (resolved === undefined) delete oauth[field];
       else oauth[field] = resolved;
-      if (field === 'clientSecret' && resolved) secrets.add(resolved);
+      if (field === 'clientSecret' && resolved) reader.secrets.add(resolved);
     }
     routerNode = { ...routerNode, oauth };
   }
-  const options = parseRouterOptions(routerNode, (field, message) => err(routerField(field), message), (field, message) => warn(routerField(field), message));
-  if (entry['disabled'] === true) options.enabled = false;
-  if (!launch) return undefined;
-  // Keys sorted, so reordering `env` or `headers` does not count as a change.
-  const fingerprint = createHash('sha256').update(canonicalJson({ launch, options })).digest('hex').slice(0, 16);
-  const shown = [...secrets].filter((v) => v.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
-  return { name, launch, options, source: { file }, fingerprint, ...(shown.length ? { secrets: shown } : {}) };
-}
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-function parseRouterOptions(
-  node: unknown,
-  err: (field: string, message: string) => void,
-  warn: (field: string, message: string) => void,
-): Mutable<RouterOptions> {
-  const options: Mutable<RouterOptions> = { ...DEFAULT_ROUTER_OPTIONS };
-  if (node === undefined) return options;
-  if (!isRecord(node)) {
-    err('', `"router" must be an object, got ${describeType(node)}.`);
-    return options;
-  }
-  for (const [key, value] of Object.entries(node)) {
-    if (!KNOWN_ROUTER_FIELDS.has(key)) {
-      warn(key, `Unknown router option "${key}" is ignored. Known: ${[...KNOWN_ROUTER_FIELDS].join(', ')}.`);
-      continue;
-    }
-    switch (key) {
-      case 'enabled':
-      case 'allowUnvalidatedTools':
-      case 'roots':
-        if (typeof value !== 'boolean') err(key, `must be true or false, got ${describeType(value)}.`);
-        else options[key] = value;
-        break;
-      case 'toolsAllowed':
-      case 'toolsDenied':
-        if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) err(key, 'must be an array of glob strings such as ["read_*"].');
-        else options[key] = value as string[];
-        break;
-      case 'oauth': {
-        if (!isRecord(value)) {
-          err(key, `must be an object {"clientId", "clientSecret", "scopes"}, got ${describeType(value)}.`);
-          break;
-        }
-        const oauth: { clientId?: string; clientSecret?: string; scopes?: string[]; clientMetadataUrl?: string } = {};
-        for (const [field, v] of Object.entries(value)) {
-          if (field === 'clientId' || field === 'clientSecret') {
-            if (typeof v !== 'string' || v === '') err(`oauth.${field}`, `must be a non-empty string, got ${describeType(v)}.`);
-            else oauth[field] = v;
-          } else if (field === 'scopes') {
-            if (typeof v === 'string') oauth.scopes = v.split(/\s+/).filter(Boolean);
-            else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) oauth.scopes = v as string[];
-            else err('oauth.scopes', 'must be an array of scope names such as ["read", "write"].');
-          } else if (field === 'clientMetadataUrl') {
-            if (typeof v === 'string' && /^https:\/\/[^/]+\/./.test(v)) oauth.clientMetadataUrl = v;
-            else err('oauth.clientMetadataUrl', 'must be an https URL with a path, where the client metadata document is published.');
-          } else warn(`oauth.${field}`, `Unknown OAuth option "${field}" is ignored. Known: clientId, clientSecret, scopes, clientMetadataUrl.`);
-        }
-        if (oauth.clientSecret && !oauth.clientId) err('oauth.clientSecret', 'a client secret needs its "clientId".');
-        options.oauth = oauth;
-        break;
-      }
-      case 'protocol':
-        if (typeof value !== 'string' || !(PROTOCOL_SETTINGS as readonly string[]).includes(value)) err(key, `must be one of ${PROTOCOL_SETTINGS.map((p) => `"${p}"`).join(', ')}, got ${JSON.stringify(value)}.`);
-        else options.protocol = value as ProtocolSetting;
-        break;
-      case 'callTimeoutMs':
-      case 'maxConcurrentCalls':
-      case 'maxResponseBytes':
-      case 'startupTimeoutMs': {
-        const min = key === 'maxResponseBytes' ? MIN_RESPONSE_BYTES : 1;
-        if (typeof value !== 'number' || !Number.isInteger(value) || value < min) err(key, `must be a whole number of at least ${min}, got ${JSON.stringify(value)}.`);
-        else options[key] = value;
-        break;
-      }
-    }
-  }
-  return options;
+  return parseRouterOptions(routerNode, (field, message) => reader.err(routerField(field), message), (field, message) => reader.warn(routerField(field), message));
 }
 
 function parseInputs(node: unknown, file: string, issues: ConfigIssue[]): InputDefinition[] {
@@ -421,12 +380,6 @@ function parseInputs(node: unknown, file: string, issues: ConfigIssue[]): InputD
     });
   });
   return out;
-}
-
-function describeType(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  return `a ${typeof v}`;
 }
 
 function lineAndColumn(text: string, offset: number): { line: number; column: number } {

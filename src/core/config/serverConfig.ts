@@ -157,3 +157,10 @@ export function formatConfigIssue(issue: ConfigIssue): string {
     .join(', ');
   return `${issue.severity === 'error' ? 'Error' : 'Warning'} in ${where}: ${issue.message}`;
 }
+
+/** A value's type as config messages name it: `null`, `an array`, `a number`… */
+export function describeType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return `a ${typeof v}`;
+}

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { applyEdits, modify, parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { PERMISSION_BITS, type AtomicWriteOptions, writeFileAtomicSync } from '../util/atomicWrite';
+import { describeError } from '../errors/describeError';
 
 /**
  * Taking servers over from VS Code, and giving them back.
@@ -155,7 +156,7 @@ function readBackup(mcpJson: string): Backup {
   try {
     backup = JSON.parse(readFileSync(file, 'utf8')) as Partial<Backup>;
   } catch (error) {
-    throw new Error(`No usable take-over backup for ${mcpJson} (${file}: ${(error as Error).message}); there is nothing to give back.`, { cause: error });
+    throw new Error(`No usable take-over backup for ${mcpJson} (${file}: ${describeError(error)}); there is nothing to give back.`, { cause: error });
   }
   const modesUsable = isModeOrAbsent(backup.mcpJsonMode) && (backup.routerFileMode === null || isModeOrAbsent(backup.routerFileMode));
   if (backup.version !== 1 || typeof backup.mcpJson !== 'string' || !Array.isArray(backup.servers) || !modesUsable) throw new Error(`${file} is not a take-over backup this version understands; restore the files by hand from it.`);

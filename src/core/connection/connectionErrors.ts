@@ -1,7 +1,8 @@
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client';
-import type { CallErrorType } from '../router/callEnvelope';
 import { redactSecrets } from '../config/serverConfig';
-import type { ServerState } from './serverConnection';
+import type { CallErrorType } from '../errors/callErrors';
+import { describeError } from '../errors/describeError';
+import type { ServerState } from './serverStatus';
 
 /** How a connection's failures are told apart and put into words. */
 
@@ -105,7 +106,78 @@ export function describeState(state: ServerState): string {
   return state === 'failed' ? 'has failed' : `is ${state}`;
 }
 
-export function describeError(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
+/** Why a server cannot be asked right now, for a call or a forwarded request made while it is not ready. */
+export function unavailableError(server: string, state: ServerState, reason: string | undefined): ConnectionError {
+  const why = reason ? `: ${reason}` : '';
+  switch (state) {
+    case 'starting':
+      return new ConnectionError('SERVER_UNAVAILABLE', `Server "${server}" is still starting; try again in a moment.`, true);
+    case 'restarting':
+      return new ConnectionError('SERVER_UNAVAILABLE', `Server "${server}" is restarting${why}.`, true);
+    case 'disabled':
+      return new ConnectionError('SERVER_UNAVAILABLE', `Server "${server}" is disabled; enable it in the configuration to use its tools.`, false);
+    default:
+      return new ConnectionError('SERVER_UNAVAILABLE', `Server "${server}" ${describeState(state)}${why}`, false);
+  }
+}
+
+/** A remote call whose response stream dropped and was not resumed (`dropped` says how it dropped, secrets already hidden). */
+export function droppedCallError(server: string, tool: string, dropped: string): ConnectionError {
+  return new ConnectionError(
+    'SERVER_RESTARTED',
+    `The connection to server "${server}" dropped while "${tool}" was running (${dropped}), and the server did not resume the response. The call's effect is unknown, so check before retrying.`,
+    true,
+  );
+}
+
+/** Where a failed tool call stood when it failed, for {@link callError}. */
+export interface FailedCall {
+  readonly server: string;
+  readonly tool: string;
+  readonly timeoutMs: number;
+  /** The connection started over (a restart, a stop) after the call was sent. */
+  readonly superseded: boolean;
+  readonly ready: boolean;
+  /** Why the server is not ready, when it is not. */
+  readonly reason: string | undefined;
+  readonly remote: boolean;
+  readonly secrets?: readonly string[];
+}
+
+/**
+ * A tool call's failure as the router reports it, secrets hidden. `reconnect` is told when a remote
+ * server went away mid-call: reconnecting gives the next call a chance.
+ */
+export function callError(error: unknown, at: FailedCall, reconnect: (why: string) => void): Error {
+  const classified = classifyCallError(error, at, reconnect);
+  if (!(classified instanceof ConnectionError)) return classified;
+  const message = redactSecrets(classified.message, at.secrets);
+  return message === classified.message ? classified : new ConnectionError(classified.type, message, classified.retryable);
+}
+
+function classifyCallError(error: unknown, at: FailedCall, reconnect: (why: string) => void): Error {
+  const { server, tool } = at;
+  if (isSdkError(error, SdkErrorCode.RequestTimeout)) {
+    return new ConnectionError('TIMEOUT', `Server "${server}" did not answer "${tool}" within ${at.timeoutMs} ms (router.callTimeoutMs). The call was cancelled; the tool may still have acted.`, true);
+  }
+  if (isSdkError(error, SdkErrorCode.ConnectionClosed) || ((error instanceof ProtocolError || error instanceof SdkError) && at.superseded)) {
+    return new ConnectionError('SERVER_RESTARTED', `Server "${server}" stopped while "${tool}" was running${at.reason ? ` (${at.reason})` : ''}. The server is being restarted; the call's effect is unknown, so check before retrying.`, true);
+  }
+  if (error instanceof ProtocolError) return new ConnectionError('PROTOCOL_ERROR', `Server "${server}" answered "${tool}" with error ${error.code}: ${error.message}`, false);
+  // The server answered, with something that is not a tool result: asking again gets the same answer.
+  if (isSdkError(error, SdkErrorCode.InvalidResult) || isSdkError(error, SdkErrorCode.UnsupportedResultType)) {
+    return new ConnectionError('INVALID_RESULT', `Server "${server}" returned an invalid result for "${tool}": ${error.message}`, false);
+  }
+  // The server kept asking for input past the round limit: it answered, but never with a result.
+  if (isSdkError(error, SdkErrorCode.InputRequiredRoundsExceeded)) return new ConnectionError('PROTOCOL_ERROR', `Server "${server}" kept asking for input on "${tool}" and never returned a result: ${error.message}`, false);
+  if (isAbortError(error)) return new ConnectionError('CANCELLED', `The call to "${tool}" on "${server}" was cancelled.`, false);
+  if (at.superseded || !at.ready) {
+    return new ConnectionError('SERVER_RESTARTED', `Server "${server}" stopped while "${tool}" was running. The server is being restarted; the call's effect is unknown, so check before retrying.`, true);
+  }
+  const message = describeError(error);
+  if (at.remote && /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|terminated|other side closed/i.test(message)) {
+    reconnect(`the connection failed during a call: ${message}`);
+    return new ConnectionError('SERVER_RESTARTED', `The connection to server "${server}" failed while "${tool}" was running (${message}). Reconnecting; the call's effect is unknown.`, true);
+  }
+  return new ConnectionError('SERVER_UNAVAILABLE', `Calling "${tool}" on server "${server}" failed: ${message}`, true);
 }

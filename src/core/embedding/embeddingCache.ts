@@ -15,15 +15,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Embedder } from './embedder';
-import { errorText } from './errorDetails';
+import { describeError } from '../errors/describeError';
 
 /** Bump when the layout changes: older files are then ignored and rebuilt. */
 export const CACHE_FORMAT_VERSION = 1;
 export const CACHE_MAGIC = Buffer.from('MTREMBED', 'ascii');
 export const CACHE_FILE_SUFFIX = '.embcache';
 /**
- * All model files together stay under this. 64 MB holds about 40,000 vectors of 384 floats: every tool
- * of a large catalogue under several models, yet small beside the editor's own storage.
+ * All model files together stay under this: room for every tool of a large catalogue under several
+ * models, yet small beside the editor's own storage.
  */
 export const DEFAULT_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 /** Eviction goes down to this share of the bound, so the writes that follow do not evict again at once. */
@@ -205,7 +205,7 @@ export class EmbeddingCache {
     try {
       bytes = await readFile(file);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.log(`Embedding cache: could not read ${file} (${errorText(error)}); starting empty.`);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.log(`Embedding cache: could not read ${file} (${describeError(error)}); starting empty.`);
       return shard;
     }
     const problem = this.parseInto(shard, bytes);
@@ -258,7 +258,7 @@ export class EmbeddingCache {
     try {
       await mkdir(this.folder, { recursive: true });
     } catch (error) {
-      this.log(`Embedding cache: could not create ${this.folder} (${errorText(error)}); embeddings will be recomputed next time.`);
+      this.log(`Embedding cache: could not create ${this.folder} (${describeError(error)}); embeddings will be recomputed next time.`);
       return;
     }
     await this.evict(shards);
@@ -324,7 +324,7 @@ export class EmbeddingCache {
       await rename(temp, file);
     } catch (error) {
       await unlink(temp).catch(() => undefined);
-      this.log(`Embedding cache: could not write ${file} (${errorText(error)}); the previous file is kept and the new entries stay in memory until the next try.`);
+      this.log(`Embedding cache: could not write ${file} (${describeError(error)}); the previous file is kept and the new entries stay in memory until the next try.`);
       return;
     }
     for (const [entry, lastUse] of stamps) entry.storedLastUse = lastUse;

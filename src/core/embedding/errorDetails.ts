@@ -1,9 +1,6 @@
-/** Small helpers for turning caught values into the details an EmbeddingError message quotes. */
+import { describeError } from '../errors/describeError';
 
-/** The message of an Error, or the value as text. */
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+/** Small helpers for turning a failed fetch into the details an EmbeddingError message quotes. */
 
 /**
  * The socket error code behind a failed fetch: undici throws `TypeError: fetch failed` with the code on
@@ -24,5 +21,5 @@ export function networkErrorDetail(error: unknown): string {
   if (code) return code;
   let innermost: unknown = error;
   for (let depth = 0; depth < 5 && innermost instanceof Error && innermost.cause instanceof Error; depth++) innermost = innermost.cause;
-  return errorText(innermost);
+  return describeError(innermost);
 }

@@ -11,8 +11,8 @@ import { isRecord } from '../util/isRecord';
 export type EmbeddingApi = 'ollama' | 'openai';
 
 /**
- * Texts per request. Large enough that 1,000 tool texts take 16 requests; small enough that a CPU-only
- * Ollama answers one batch well within the timeout.
+ * Texts per request: a large catalogue takes few requests, yet a CPU-only Ollama answers one batch well
+ * within the timeout.
  */
 export const HTTP_BATCH_SIZE = 64;
 /** Per request. Ollama's first request loads the model into memory, which takes seconds on a laptop. */

@@ -6,24 +6,26 @@
  *
  * {@link downloadModelFiles} does the same for a list of files each with its own URL, size and sha256 (the
  * pinned models), and resumes: what arrived survives a cancel, a failure or a crash in a partial folder
- * beside the destination, and the next attempt asks only for the rest.
+ * beside the destination, and the next attempt asks only for the rest (resumableFetch.ts, partialFolders.ts).
  */
-import { createHash, randomBytes, type Hash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, open, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { errorText, networkErrorDetail } from './errorDetails';
+import { networkErrorDetail } from './errorDetails';
 import { EmbeddingError } from './embedder';
+import { copyBody, DOWNLOAD_STALL_TIMEOUT_MS, isWriteError, replaceFolder, sizeOnDisk, watchStall, writeError } from './downloadTransfer';
+import { lockPartial, removeStalePartials } from './partialFolders';
+import { fetchResumable, type ModelFileSource } from './resumableFetch';
+
+export type { ModelFileSource } from './resumableFetch';
 
 /** Without these the folder is not a model: a 404 on them is an error. */
 export const REQUIRED_MODEL_FILES: readonly string[] = ['model.onnx', 'tokenizer.json'];
 /** Fetched when the server has them; a 404 is fine. */
 export const OPTIONAL_MODEL_FILES: readonly string[] = ['tokenizer_config.json', 'tool_router_model.json', '1_Pooling/config.json', 'config.json'];
-/** A download that receives nothing for this long is given up: a dead connection, not a slow one. */
-export const DOWNLOAD_STALL_TIMEOUT_MS = 60_000;
 /**
- * Largest file accepted. The sentence embedders the router runs are tens of MB (bge-large is 1.3 GB);
- * a wrong URL pointing at something huge must not fill the disk.
+ * Largest file accepted: far above any sentence embedder the router runs, so a wrong URL pointing at
+ * something huge cannot fill the disk.
  */
 export const MAX_MODEL_FILE_BYTES = 2 * 1024 ** 3;
 
@@ -93,7 +95,7 @@ async function downloadFile(job: FileDownload): Promise<string | undefined> {
       ? new EmbeddingError('CANCELLED', `The model download was cancelled; nothing was installed.`, { cause })
       : new EmbeddingError('TIMEOUT', `The download of ${file} from ${shownBase} stalled: nothing arrived for ${Math.round(stallMs / 1000)} s. Check your connection and try again.`, { cause });
 
-  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  let handle: FileHandle | undefined;
   try {
     let response: Response;
     try {
@@ -102,26 +104,9 @@ async function downloadFile(job: FileDownload): Promise<string | undefined> {
       if (signal.aborted) throw aborted(error);
       throw new EmbeddingError('ENDPOINT_UNAVAILABLE', `Could not download ${file} from ${shownBase} (${networkErrorDetail(error)}). Check the URL and your network connection.`, { cause: error });
     }
-    if (response.status === 404 && !job.required) {
-      await response.body?.cancel();
-      return undefined;
-    }
-    if (response.status === 404) {
-      await response.body?.cancel();
-      throw new EmbeddingError('MODEL_INVALID', `${shownBase} has no ${file} (HTTP 404). The URL must be a model folder holding ${REQUIRED_MODEL_FILES.join(' and ')}; for Hugging Face use https://huggingface.co/ORG/MODEL/resolve/main/.`);
-    }
-    if (!response.ok || !response.body) {
-      await response.body?.cancel();
-      throw new EmbeddingError('ENDPOINT_UNAVAILABLE', `Downloading ${file} from ${shownBase} failed: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}. Try again later, or check the URL.`);
-    }
-    // Content-Length counts encoded bytes; with gzip it says nothing about what we receive.
-    const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
-    const lengthHeader = Number(response.headers.get('content-length') ?? Number.NaN);
-    const total = !encoded && Number.isInteger(lengthHeader) && lengthHeader >= 0 ? lengthHeader : undefined;
-    if (total !== undefined && total > MAX_MODEL_FILE_BYTES) {
-      await response.body.cancel();
-      throw new EmbeddingError('MODEL_INVALID', `${file} at ${shownBase} is ${total} bytes, more than the ${MAX_MODEL_FILE_BYTES} a model file may have. Check the URL.`);
-    }
+    const accepted = await acceptedBody(job, response);
+    if (!accepted) return undefined;
+    const { body, total } = accepted;
 
     const target = path.join(job.staging, file);
     await mkdir(path.dirname(target), { recursive: true });
@@ -131,7 +116,7 @@ async function downloadFile(job: FileDownload): Promise<string | undefined> {
     job.onProgress?.(0, total, file);
     try {
       const sink = handle;
-      await copyBody(response.body, {
+      await copyBody(body, {
         limit: MAX_MODEL_FILE_BYTES,
         onChunk: async (chunk) => {
           resetStall();
@@ -161,22 +146,30 @@ async function downloadFile(job: FileDownload): Promise<string | undefined> {
   }
 }
 
-/** Puts the staging folder at `dest`. An existing folder is moved aside first and restored if that fails. */
-async function replaceFolder(staging: string, dest: string): Promise<void> {
-  const exists = await stat(dest).then(() => true, () => false);
-  if (!exists) {
-    await rename(staging, dest);
-    return;
+/** The body to save and its size when the server says it; undefined for an optional file the server lacks. */
+async function acceptedBody(job: FileDownload, response: Response): Promise<{ body: ReadableStream<Uint8Array>; total: number | undefined } | undefined> {
+  const { file, shownBase } = job;
+  if (response.status === 404 && !job.required) {
+    await response.body?.cancel();
+    return undefined;
   }
-  const previous = `${dest}.previous-${process.pid}-${randomBytes(4).toString('hex')}`;
-  await rename(dest, previous);
-  try {
-    await rename(staging, dest);
-  } catch (error) {
-    await rename(previous, dest).catch(() => undefined);
-    throw writeError(dest, error);
+  if (response.status === 404) {
+    await response.body?.cancel();
+    throw new EmbeddingError('MODEL_INVALID', `${shownBase} has no ${file} (HTTP 404). The URL must be a model folder holding ${REQUIRED_MODEL_FILES.join(' and ')}; for Hugging Face use https://huggingface.co/ORG/MODEL/resolve/main/.`);
   }
-  await rm(previous, { recursive: true, force: true });
+  if (!response.ok || !response.body) {
+    await response.body?.cancel();
+    throw new EmbeddingError('ENDPOINT_UNAVAILABLE', `Downloading ${file} from ${shownBase} failed: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}. Try again later, or check the URL.`);
+  }
+  // Content-Length counts encoded bytes; with gzip it says nothing about what we receive.
+  const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
+  const lengthHeader = Number(response.headers.get('content-length') ?? Number.NaN);
+  const total = !encoded && Number.isInteger(lengthHeader) && lengthHeader >= 0 ? lengthHeader : undefined;
+  if (total !== undefined && total > MAX_MODEL_FILE_BYTES) {
+    await response.body.cancel();
+    throw new EmbeddingError('MODEL_INVALID', `${file} at ${shownBase} is ${total} bytes, more than the ${MAX_MODEL_FILE_BYTES} a model file may have. Check the URL.`);
+  }
+  return { body: response.body, total };
 }
 
 function folderUrl(raw: string): URL {
@@ -205,41 +198,8 @@ function checkExpected(expected: Readonly<Record<string, string>>): Map<string, 
   return result;
 }
 
-function isWriteError(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ENOSPC' || code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'EDQUOT';
-}
-
-function writeError(file: string, error: unknown): Error {
-  return new Error(`Could not write ${file} (${errorText(error)}). Check free space and permissions; nothing was installed.`, { cause: error });
-}
-
-/** A timer that aborts the returned signal when nothing arrives for `stallMs`; also aborted by `outer`. */
-function watchStall(outer: AbortSignal | undefined, stallMs: number): { signal: AbortSignal; reset: () => void; stop: () => void } {
-  const stall = new AbortController();
-  let timer = setTimeout(() => stall.abort(), stallMs);
-  return {
-    signal: outer ? AbortSignal.any([outer, stall.signal]) : stall.signal,
-    reset: () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => stall.abort(), stallMs);
-    },
-    stop: () => clearTimeout(timer),
-  };
-}
-
 // ---------------------------------------------------------------------------------------------------------
 // A list of pinned files, resumable.
-
-/** One file of a model: where it goes in the folder, where it comes from, and exactly what it must be. */
-export interface ModelFileSource {
-  /** Path inside the model folder, e.g. "model.onnx" or "1_Pooling/config.json". */
-  readonly name: string;
-  readonly url: string;
-  /** Lower-case hex sha256 of the whole file. */
-  readonly sha256: string;
-  readonly bytes: number;
-}
 
 export interface DownloadModelFilesOptions {
   readonly files: readonly ModelFileSource[];
@@ -315,168 +275,6 @@ export async function downloadModelFiles(options: DownloadModelFilesOptions): Pr
   }
 }
 
-/**
- * Once a model is installed, the bytes kept for other pins of the same destination (a model re-pinned
- * since they were fetched) can never be used: remove them, unless another download holds them.
- */
-async function removeStalePartials(dest: string): Promise<void> {
-  const prefix = `${path.basename(dest)}.partial-`;
-  const names = await readdir(path.dirname(dest)).catch(() => [] as string[]);
-  for (const name of names) {
-    if (!name.startsWith(prefix) || name.endsWith('.lock')) continue;
-    const folder = path.join(path.dirname(dest), name);
-    if (names.includes(`${name}.lock`)) continue;
-    await rm(folder, { recursive: true, force: true }).catch(() => undefined);
-  }
-}
-
-interface ResumableJob extends DownloadModelFilesOptions {
-  readonly file: ModelFileSource;
-  readonly target: string;
-  /** Bytes of this file on disk so far. */
-  readonly report: (bytes: number) => void;
-}
-
-/** Brings one file in the partial folder to its full, checked content; returns its sha256. */
-async function fetchResumable(job: ResumableJob): Promise<string> {
-  const { file, target } = job;
-  await mkdir(path.dirname(target), { recursive: true });
-  let have = await sizeOnDisk(target);
-  if (have > file.bytes) {
-    await rm(target, { force: true });
-    have = 0;
-  }
-  if (have === file.bytes) {
-    // Complete from an earlier attempt (a later file failed): keep it if it is still right.
-    const sha = await hashPrefix(target, createHash('sha256'), have).then((h) => h.digest('hex'));
-    if (sha === file.sha256) {
-      job.report(have);
-      return sha;
-    }
-    await rm(target, { force: true });
-    have = 0;
-  }
-
-  const stallMs = job.stallTimeoutMs ?? DOWNLOAD_STALL_TIMEOUT_MS;
-  const { signal, reset: resetStall, stop: stopStall } = watchStall(job.signal, stallMs);
-  const aborted = (cause: unknown, received: number): EmbeddingError =>
-    job.signal?.aborted
-      ? new EmbeddingError('CANCELLED', `The model download was cancelled; nothing was installed. The ${received} bytes of ${file.name} received so far are kept, and the next download continues from there.`, { cause })
-      : new EmbeddingError('TIMEOUT', `The download of ${file.name} from ${file.url} stalled: nothing arrived for ${Math.round(stallMs / 1000)} s. Check your connection and try again; it continues where it stopped.`, { cause });
-  const request = async (from: number): Promise<Response> => {
-    const headers: Record<string, string> = { 'accept-encoding': 'identity' }; // byte offsets must be the file's own
-    if (from > 0) headers['range'] = `bytes=${from}-`;
-    try {
-      return await (job.fetchImpl ?? fetch)(file.url, { signal, redirect: 'follow', headers });
-    } catch (error) {
-      if (signal.aborted) throw aborted(error, from);
-      throw new EmbeddingError('ENDPOINT_UNAVAILABLE', `Could not download ${file.name} from ${file.url} (${networkErrorDetail(error)}). Check your network connection; the download continues where it stopped.`, { cause: error });
-    }
-  };
-
-  let handle: Awaited<ReturnType<typeof open>> | undefined;
-  let received = have;
-  try {
-    let response = await request(have);
-    let append = false;
-    if (have > 0) {
-      if (response.status === 206 && continuesAt(response, have, file.bytes)) {
-        append = true;
-      } else if (response.status !== 200) {
-        // 416 or a range we did not ask for: the bytes we hold cannot be continued, so fetch the whole file.
-        await response.body?.cancel();
-        response = await request(0);
-      }
-    }
-    if (response.status === 404) {
-      await response.body?.cancel();
-      throw new EmbeddingError('MODEL_INVALID', `${file.url} is gone (HTTP 404): the pinned file ${file.name} is no longer at its address. Choose another model, or use a custom URL.`);
-    }
-    if (!response.ok || !response.body) {
-      await response.body?.cancel();
-      throw new EmbeddingError('ENDPOINT_UNAVAILABLE', `Downloading ${file.name} from ${file.url} failed: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}. Try again later; the download continues where it stopped.`);
-    }
-    const hash = createHash('sha256');
-    if (append) {
-      await hashPrefix(target, hash, have);
-    } else {
-      received = 0; // a 200 is the whole file: what we held is replaced
-    }
-    handle = await open(target, append ? 'a' : 'w');
-    job.report(received);
-    try {
-      const sink = handle;
-      await copyBody(response.body, {
-        start: received,
-        limit: file.bytes,
-        onChunk: async (chunk) => {
-          resetStall();
-          received += chunk.length;
-          hash.update(chunk);
-          await sink.write(chunk);
-          job.report(received);
-        },
-        tooLarge: async () => {
-          await sink.close();
-          handle = undefined;
-          await rm(target, { force: true });
-          return new EmbeddingError('MODEL_INVALID', `${file.name} from ${file.url} is larger than the pinned ${file.bytes} bytes, so it is not the pinned file. The partial file was deleted and nothing was installed.`);
-        },
-      });
-    } catch (error) {
-      if (error instanceof EmbeddingError) throw error;
-      if (signal.aborted) throw aborted(error, received);
-      if (isWriteError(error)) throw writeError(target, error);
-      throw new EmbeddingError('ENDPOINT_UNAVAILABLE', `The download of ${file.name} from ${file.url} broke off after ${received} of ${file.bytes} bytes (${networkErrorDetail(error)}). Try again; it continues from there.`, { cause: error });
-    }
-    if (received < file.bytes) {
-      throw new EmbeddingError('ENDPOINT_UNAVAILABLE', `The download of ${file.name} from ${file.url} ended after ${received} of ${file.bytes} bytes. Try again; it continues from there.`);
-    }
-    const sha = hash.digest('hex');
-    if (sha !== file.sha256) {
-      await handle.close();
-      handle = undefined;
-      await rm(target, { force: true });
-      throw new EmbeddingError('MODEL_INVALID', `${file.name} from ${file.url} has sha256 ${sha}, but ${file.sha256} was expected. The file changed on the server or was altered on the way; the partial file was deleted and nothing was installed.`);
-    }
-    return sha;
-  } catch (error) {
-    if (error instanceof EmbeddingError) throw error;
-    throw writeError(target, error);
-  } finally {
-    stopStall();
-    await handle?.close();
-  }
-}
-
-/** A 206 that continues exactly at `from` up to the end of a file of `size` bytes, unencoded. */
-function continuesAt(response: Response, from: number, size: number): boolean {
-  if ((response.headers.get('content-encoding') ?? 'identity') !== 'identity') return false;
-  const match = /^bytes\s+(\d+)-(\d+)\/(\d+|\*)$/i.exec((response.headers.get('content-range') ?? '').trim());
-  if (!match) return false;
-  return Number(match[1]) === from && Number(match[2]) === size - 1 && (match[3] === '*' || Number(match[3]) === size);
-}
-
-async function sizeOnDisk(file: string): Promise<number> {
-  try {
-    const info = await stat(file);
-    return info.isFile() ? info.size : 0;
-  } catch {
-    return 0;
-  }
-}
-
-/** Feeds the first `bytes` bytes of `file` into `hash`. */
-function hashPrefix(file: string, hash: Hash, bytes: number): Promise<Hash> {
-  if (bytes === 0) return Promise.resolve(hash);
-  return new Promise((resolve, reject) => {
-    const stream = createReadStream(file, { start: 0, end: bytes - 1 });
-    stream.on('data', (chunk) => hash.update(chunk));
-    stream.on('error', (error) => reject(writeError(file, error)));
-    stream.on('end', () => resolve(hash));
-  });
-}
-
 function checkFileList(files: readonly ModelFileSource[]): ModelFileSource[] {
   if (files.length === 0) throw new TypeError('A model download needs at least one file.');
   const seen = new Set<string>();
@@ -505,60 +303,5 @@ function checkFolderPath(name: string): void {
   const normal = path.posix.normalize(name);
   if (name === '' || path.isAbsolute(name) || path.posix.isAbsolute(name) || normal.startsWith('..') || normal !== name || name.includes('\\')) {
     throw new TypeError(`"${name}" is not a plain relative path inside the model folder.`);
-  }
-}
-
-/** Downloads of partial folders under way in this process. */
-const activePartials = new Set<string>();
-
-/**
- * Takes the partial folder for this process: two windows downloading the same model would otherwise append
- * to the same files. A lock left by a process that is gone (a crash) is taken over.
- */
-async function lockPartial(partial: string): Promise<() => Promise<void>> {
-  const busy = (who: string): EmbeddingError =>
-    new EmbeddingError('ENDPOINT_UNAVAILABLE', `This model is already being downloaded (${who}); wait for that download to finish.`);
-  if (activePartials.has(partial)) throw busy('in this window');
-  const lock = `${partial}.lock`;
-  try {
-    await writeFile(lock, String(process.pid), { flag: 'wx' });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw writeError(lock, error);
-    const pid = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
-    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && processIsAlive(pid)) throw busy(`by process ${pid}`);
-    await writeFile(lock, String(process.pid)).catch((e: unknown) => {
-      throw writeError(lock, e);
-    });
-  }
-  activePartials.add(partial);
-  return async () => {
-    activePartials.delete(partial);
-    await rm(lock, { force: true });
-  };
-}
-
-function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, owned by someone else
-  }
-}
-
-/**
- * The one streaming loop of both downloads: hands each chunk of a response body to `onChunk` in order,
- * and stops with `tooLarge()`'s error as soon as the byte count (from `start`) would pass `limit`, before
- * the chunk is written. Network and write errors are left to the caller, which knows what to say.
- */
-async function copyBody(
-  body: AsyncIterable<Uint8Array>,
-  options: { readonly start?: number; readonly limit: number; readonly onChunk: (chunk: Uint8Array) => Promise<void>; readonly tooLarge: () => Promise<Error> },
-): Promise<void> {
-  let count = options.start ?? 0;
-  for await (const chunk of body) {
-    count += chunk.length;
-    if (count > options.limit) throw await options.tooLarge();
-    await options.onChunk(chunk);
   }
 }

@@ -5,16 +5,13 @@
  *
  * Each entry also carries what the folder itself does not say reliably (pooling, token limit): the
  * download writes it as tool_router_model.json, which OnnxEmbedder reads before any other config.
- *
- * Where the figures come from. This machine cannot reach a model hub, so every size and hash below was
- * taken from public pin manifests found with the project's code search (find_string over public GitHub
- * files; that index names a file by record id, not by repository and path), and kept only where several
- * independent files agree on the same (revision, size, sha256). Records are cited by id.
+ * Where each size and hash comes from: docs/decisions.md, "Embedding: pinned models".
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { downloadModelFiles, type DownloadModelFilesOptions } from './modelDownload';
-import { DEFAULT_MAX_TOKENS, MODEL_FILE, ROUTER_MODEL_CONFIG_FILE, TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, type Pooling } from './onnxEmbedder';
+import { MODEL_FILE, ROUTER_MODEL_CONFIG_FILE, TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, type Pooling } from './modelFolder';
+import { DEFAULT_MAX_TOKENS } from './onnxEmbedder';
 
 export interface PinnedModelFile {
   /** Where the file goes in the model folder ("model.onnx", "tokenizer.json", …). */
@@ -48,11 +45,7 @@ const MINILM_BASE = `https://huggingface.co/Xenova/all-MiniLM-L6-v2/resolve/${MI
 const BGE_SMALL_REVISION = 'ea104dacec62c0de699686887e3f920caeb4f3e3';
 const BGE_SMALL_BASE = `https://huggingface.co/Xenova/bge-small-en-v1.5/resolve/${BGE_SMALL_REVISION}`;
 
-/**
- * Xenova's tokenizer_config.json (BertTokenizer, lower case, [PAD], model_max_length 512): the same 366
- * bytes in both repositories. Records 61304927921 and 71370201714 (MiniLM at 751bff37…), 57892523421 and
- * 68935779111 (bge-small at ea104dac…) give this size and hash.
- */
+/** Xenova's tokenizer_config.json (BertTokenizer, lower case, [PAD]): the same file in both repositories. */
 const XENOVA_BERT_TOKENIZER_CONFIG = { sha256: '9261e7d79b44c8195c1cada2b453e55b00aeb81e907a6664974b4d7776172ab3', bytes: 366 };
 
 export const PINNED_MODELS: readonly PinnedModel[] = [
@@ -68,13 +61,8 @@ export const PINNED_MODELS: readonly PinnedModel[] = [
     licenseUrl: 'https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2',
     goodAt: 'Small and fast general-purpose English sentence embeddings; the usual baseline for semantic search.',
     files: [
-      // 22,972,370 B, sha256 afdb6f1a…: records 61304927921 (size and hash of every file at this revision),
-      // 60784437233 (sha256sum of a real download at this revision), 58017006262 (an allowlist read from the
-      // LFS pointer at this revision and checked against the Hub's API tree), 67297985406, 71370201714.
-      // The GitHub mirror Xyntopia/all-MiniLM-L6-v2 (onnx/model_quantized.onnx, LFS pointers at d24513c9… and
-      // 08a308f6…) shows earlier versions of this file with other hashes: why the URL names a commit.
+      // Earlier versions of this file have other hashes: the URL names a commit, never main.
       { name: MODEL_FILE, url: `${MINILM_BASE}/onnx/model_quantized.onnx`, sha256: 'afdb6f1a0e45b715d0bb9b11772f032c399babd23bfc31fed1c170afc848bdb1', bytes: 22_972_370 },
-      // 711,661 B, sha256 da0e7993…: records 61304927921, 60784437233, 71370201714, 70581664375.
       { name: TOKENIZER_FILE, url: `${MINILM_BASE}/tokenizer.json`, sha256: 'da0e79933b9ed51798a3ae27893d3c5fa4a201126cef75586296df9b4d2c62a0', bytes: 711_661 },
       { name: TOKENIZER_CONFIG_FILE, url: `${MINILM_BASE}/tokenizer_config.json`, ...XENOVA_BERT_TOKENIZER_CONFIG },
     ],
@@ -84,18 +72,15 @@ export const PINNED_MODELS: readonly PinnedModel[] = [
     label: 'bge-small-en-v1.5 (int8)',
     source: `Xenova/bge-small-en-v1.5@${BGE_SMALL_REVISION}`,
     dimension: 384,
-    // BAAI's model card: the sentence vector is the [CLS] token's hidden state, then normalised. Its limit is
-    // 512 tokens, but tool texts and prompts fit well within the router's usual 256, at a quarter of the cost.
+    // BAAI's model card: the sentence vector is the [CLS] token's hidden state, then normalised. Tool texts
+    // and prompts fit within the router's usual token limit, below the model's own, at a fraction of the cost.
     pooling: 'cls',
     maxLength: DEFAULT_MAX_TOKENS,
     license: 'MIT',
     licenseUrl: 'https://huggingface.co/BAAI/bge-small-en-v1.5',
     goodAt: 'Stronger English retrieval at the same 384 dimensions; a larger download and somewhat slower than MiniLM.',
     files: [
-      // 34,014,426 B, sha256 6c9c6101…: records 70517747935 (pinned at this revision, "verified against the
-      // repositories' LFS metadata and a download"), 54857866646, 67210321870, 68966946014, 71517399259.
       { name: MODEL_FILE, url: `${BGE_SMALL_BASE}/onnx/model_quantized.onnx`, sha256: '6c9c6101a956d62dfb5e7190c538226c0c5bb9cb27b651234b6df063ee7dbfe4', bytes: 34_014_426 },
-      // 711,396 B, sha256 d241a60d…: records 62619535820, 57892523421, 68966946014 (size), 70517747935 (hash).
       { name: TOKENIZER_FILE, url: `${BGE_SMALL_BASE}/tokenizer.json`, sha256: 'd241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66', bytes: 711_396 },
       { name: TOKENIZER_CONFIG_FILE, url: `${BGE_SMALL_BASE}/tokenizer_config.json`, ...XENOVA_BERT_TOKENIZER_CONFIG },
     ],

@@ -1,8 +1,7 @@
 /**
  * Text preparation shared by the default model's training, its tokenizer at run time, and lexical
  * ranking: tool names are identifiers (`getUserById`, `read_text_file`, `files.list`), and a model or
- * BM25 only sees their words once they are split. Measured on the dev sets: without splitting, metatool
- * multi recall@25 drops from 66.6 to 61.2.
+ * BM25 only sees their words once they are split.
  */
 
 /** Splits camelCase, PascalCase, snake_case, kebab-case, dotted and slashed identifiers into words. */

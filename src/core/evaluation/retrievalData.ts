@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as zlib from 'node:zlib';
 import type { RankableTool } from '../selection/toolDocument';
+import { describeError } from '../errors/describeError';
 
 /**
  * Tool catalogues and labelled queries in the shared data format (below), and the
@@ -42,7 +43,7 @@ export function readJsonl<T>(file: string): T[] {
   try {
     raw = file.endsWith('.gz') ? zlib.gunzipSync(fs.readFileSync(file)).toString('utf8') : fs.readFileSync(file, 'utf8');
   } catch (error) {
-    throw new DataFormatError(`Cannot read ${file}: ${(error as Error).message}`);
+    throw new DataFormatError(`Cannot read ${file}: ${describeError(error)}`);
   }
   const out: T[] = [];
   raw.split('\n').forEach((line, i) => {
@@ -50,7 +51,7 @@ export function readJsonl<T>(file: string): T[] {
     try {
       out.push(JSON.parse(line) as T);
     } catch (error) {
-      throw new DataFormatError(`${file}, line ${i + 1}: not valid JSON (${(error as Error).message}).`);
+      throw new DataFormatError(`${file}, line ${i + 1}: not valid JSON (${describeError(error)}).`);
     }
   });
   return out;

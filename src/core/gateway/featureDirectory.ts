@@ -1,8 +1,9 @@
 import { PromptSchema, ResourceSchema, ResourceTemplateSchema } from '@modelcontextprotocol/core';
 import { ProtocolErrorCode, UriTemplate, type Prompt, type Resource, type ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/server';
-import { ConnectionError, describeError } from '../connection/connectionErrors';
+import { ConnectionError } from '../connection/connectionErrors';
 import type { Connection } from '../connection/serverConnection';
 import type { ForwardedMethod } from '../connection/serverNotices';
+import { describeError } from '../errors/describeError';
 import type { RoutedTool } from '../router/toolRouter';
 import { assignToolNames, withIdentitySuffix } from '../router/naming';
 import { isRecord } from '../util/isRecord';

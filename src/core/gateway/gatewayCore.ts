@@ -3,10 +3,12 @@ import type { CallerFeatures } from '../connection/clientFeatures';
 import type { CallEnvelope } from '../router/callEnvelope';
 import { decideCall, type CallAudience } from '../policy/callPolicy';
 import { unconfirmedMessage, type ConfirmAnswer } from '../policy/confirmation';
-import { searchHits, type SearchHit } from '../chat/toolSearch';
+import { searchHits, type SearchHit } from '../search/toolSearch';
 import type { ToolIndex } from '../selection/toolIndex';
 import type { ToolSelector } from '../selection/toolSelector';
 import type { RoutedTool, ToolRouter } from '../router/toolRouter';
+import { EDITOR_STARTUP_WAIT_MS } from '../router/startupWaits';
+import { productInfo } from '../util/productInfo';
 import { GatewayHub, type GatewaySession } from './gatewayHub';
 import { CALL_TOOL_NAME, SEARCH_TOOL_NAME, checkCallArguments, checkSearchArguments, errorResult, notApproved, structured } from './gatewayTools';
 
@@ -18,8 +20,6 @@ import { CALL_TOOL_NAME, SEARCH_TOOL_NAME, checkCallArguments, checkSearchArgume
  * Every answer to a tool call is a tool result (or, on 2026-07-28, a request for input); nothing throws.
  */
 
-/** How long a search or call waits for servers that are still starting (a first `npx` start is slow). */
-export const DEFAULT_STARTUP_WAIT_MS = 30_000;
 /** How long a person has to answer a confirmation: time to read the call, short enough that a forgotten question ends. */
 export const DEFAULT_CONFIRM_TIMEOUT_MS = 120_000;
 /** How long a search waits for the embedding index of new tools; after that it ranks on keywords. */
@@ -49,6 +49,7 @@ export interface GatewayCoreOptions {
    * else already does, such as the extension's SelectionService.
    */
   readonly syncCatalogue?: boolean;
+  /** How long a search or call waits for servers still starting (EDITOR_STARTUP_WAIT_MS unless given). */
   readonly startupWaitMs?: number;
   readonly indexWaitMs?: number;
   readonly confirmTimeoutMs?: number;
@@ -112,7 +113,7 @@ export class GatewayCore {
     readonly options: GatewayCoreOptions = {},
   ) {
     this.log = options.log ?? (() => undefined);
-    this.serverInfo = options.serverInfo ?? { name: 'mcp-tool-router', version: 'dev' };
+    this.serverInfo = options.serverInfo ?? productInfo();
     this.ownsHub = options.hub === undefined;
     this.hub = options.hub ?? new GatewayHub(router, this.log);
     if (options.syncCatalogue ?? true) {
@@ -129,7 +130,7 @@ export class GatewayCore {
   }
 
   get startupWaitMs(): number {
-    return this.options.startupWaitMs ?? DEFAULT_STARTUP_WAIT_MS;
+    return this.options.startupWaitMs ?? EDITOR_STARTUP_WAIT_MS;
   }
 
   get confirmTimeoutMs(): number {

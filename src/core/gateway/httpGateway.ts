@@ -9,6 +9,7 @@ import { sessionIdFor, type ReplicaPlace } from './replicaSessions';
 import { RECONNECT_MS, SessionEventStore, answerLostCall, lostRequestId, withStreamRequest } from './sessionStreams';
 import type { RouterGateway } from './routerGateway';
 import { MIN_TOKEN_LENGTH } from './tokenFile';
+import { describeError } from '../errors/describeError';
 
 /**
  * The router gateway over streamable HTTP, for every client at once: VS Code (through the extension's MCP
@@ -190,7 +191,7 @@ export class HttpGateway {
     if (this.server) return this.url;
     const server = createServer((req, res) => {
       this.handle(req, res).catch((error: unknown) => {
-        this.log(`gateway request failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.log(`gateway request failed: ${describeError(error)}`);
         if (!res.headersSent) reply(res, 500, 'The router gateway failed on this request; see its log.');
         else res.end();
       });
@@ -468,7 +469,7 @@ async function readJson(req: IncomingMessage, spend: (bytes: number) => boolean)
   try {
     return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
   } catch (error) {
-    return { ok: false, status: 400, message: `The request body is not JSON: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, status: 400, message: `The request body is not JSON: ${describeError(error)}` };
   }
 }
 

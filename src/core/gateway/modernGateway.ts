@@ -20,6 +20,7 @@ import type { GatewaySession } from './gatewayHub';
 import { registerFeatureHandlers } from './gatewayFeatures';
 import { CALL_TOOL, SEARCH_TOOL, errorResult } from './gatewayTools';
 import { SuspendedCalls, type NextAnswer, type ParkedCallState } from './suspendedCalls';
+import { describeError } from '../errors/describeError';
 
 /**
  * The gateway for MCP 2026-07-28 clients. That revision has no session: every request carries the client's
@@ -109,7 +110,7 @@ export class ModernGateway {
     for (const uri of unique) {
       const count = this.watched.get(uri) ?? 0;
       this.watched.set(uri, count + 1);
-      if (count === 0) this.core.hub.subscribe(this.watcher, uri).catch((error: unknown) => this.core.log(`could not subscribe to "${uri}" for a 2026-07-28 listener: ${error instanceof Error ? error.message : String(error)}`));
+      if (count === 0) this.core.hub.subscribe(this.watcher, uri).catch((error: unknown) => this.core.log(`could not subscribe to "${uri}" for a 2026-07-28 listener: ${describeError(error)}`));
     }
     let done = false;
     return () => {
@@ -150,7 +151,7 @@ export class ModernGateway {
         return await this.callTool(name, args, ctx);
       } catch (error) {
         // Defensive: the paths below return results, but a client must never see a handler throw.
-        return errorResult(`The router gateway failed while running "${name}": ${error instanceof Error ? error.message : String(error)}`);
+        return errorResult(`The router gateway failed while running "${name}": ${describeError(error)}`);
       }
     });
     return server;

@@ -2,7 +2,7 @@ import { SdkErrorCode, Server, type CallToolResult, type CreateMessageRequest, t
 import type { CallerFeatures } from '../connection/clientFeatures';
 import { offerTool, type CallAudience } from '../policy/callPolicy';
 import { confirmationMarkdown, type ConfirmAnswer } from '../policy/confirmation';
-import type { SearchHit } from '../chat/toolSearch';
+import type { SearchHit } from '../search/toolSearch';
 import type { RoutedTool, ToolRouter } from '../router/toolRouter';
 import { isRecord } from '../util/isRecord';
 import { GatewayCore, type CallContext, type GatewayCoreOptions, type GatewaySelection } from './gatewayCore';
@@ -10,6 +10,7 @@ import { registerFeatureHandlers } from './gatewayFeatures';
 import { isBelow, type GatewaySession } from './gatewayHub';
 import { CALL_TOOL, CALL_TOOL_NAME, META_TOOLS, SEARCH_TOOL, errorResult, toMcpTool } from './gatewayTools';
 import { InstructionsTransport } from './instructionsTransport';
+import { describeError } from '../errors/describeError';
 
 /**
  * The router as one MCP server, for one 2025 session (the CLI's `serve` over stdio, one HTTP session, VS
@@ -25,10 +26,7 @@ import { InstructionsTransport } from './instructionsTransport';
 /** Still imported by name from here by the benchmarks and the reliability cases. */
 export { CALL_TOOL_NAME };
 
-/**
- * Tools of the dynamic subset: a search's top few. The dev sets' tasks need 2–6 tools, so 8 covers a
- * multi-step task while the client's list stays far below the selection cap (25).
- */
+/** Tools of the dynamic subset: a search's top few, enough for a multi-step task and far below the selection cap. */
 export const MAX_DYNAMIC_TOOLS = 8;
 
 export class RouterGateway {
@@ -75,7 +73,7 @@ export class RouterGateway {
         return await this.callTool(name, args, ctx.mcpReq.signal);
       } catch (error) {
         // Defensive: the paths below return results, but a client must never see a handler throw.
-        return errorResult(`The router gateway failed while running "${name}": ${error instanceof Error ? error.message : String(error)}`);
+        return errorResult(`The router gateway failed while running "${name}": ${describeError(error)}`);
       }
     });
     this.offTools = core.router.onDidChangeTools(() => void this.announceIfChanged());
@@ -211,7 +209,7 @@ export class RouterGateway {
       await this.server.sendToolListChanged();
       this.note('info', `tools/list changed: ${this.subset.join(', ') || '(no dynamic tools)'}`);
     } catch (error) {
-      this.log(`could not send tools/list_changed: ${error instanceof Error ? error.message : String(error)}`);
+      this.log(`could not send tools/list_changed: ${describeError(error)}`);
     }
   }
 
@@ -247,7 +245,7 @@ export class RouterGateway {
         this.note('warning', `the confirmation for ${tool.name} timed out after ${timeout} ms`);
         return { answer: 'timed-out', waitedMs: timeout };
       }
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = describeError(error);
       this.note('warning', `could not ask the client to confirm ${tool.name}: ${reason}`);
       return { answer: 'failed', reason };
     }

@@ -12,7 +12,7 @@ import {
   type InputResponses,
 } from '@modelcontextprotocol/server';
 import type { CallerFeatures } from '../connection/clientFeatures';
-import { describeError } from '../connection/connectionErrors';
+import { describeError } from '../errors/describeError';
 import { errorResult } from './gatewayTools';
 
 /**

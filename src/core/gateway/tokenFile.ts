@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { describeError } from '../errors/describeError';
 
 /**
  * The gateway's bearer token, read from the file `serve --http --token-file FILE` names. The file must hold
@@ -33,7 +34,7 @@ export function readGatewayToken(file: string, platform: NodeJS.Platform = proce
     bytes = readAtMost(fd, MAX_TOKEN_FILE_BYTES + 1);
   } catch (error) {
     if (error instanceof TokenFileError) throw error;
-    throw new Error(`Cannot read the token file ${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(`Cannot read the token file ${file}: ${describeError(error)}`, { cause: error });
   } finally {
     if (fd !== undefined) closeSync(fd);
   }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import picomatch from 'picomatch';
 import type { CallEnvelope, CallMeta, ContentBlock } from '../router/callEnvelope';
+import { describeError } from '../errors/describeError';
 
 /**
  * The loop detector: within one chat turn, a call that keeps coming back the same, or a tool that keeps
@@ -141,7 +142,7 @@ export class LoopDetector {
       try {
         this.globs.push({ matches: picomatch(pattern), thresholds });
       } catch (error) {
-        this.issues.push(`perTool["${pattern}"] is not a valid glob (${(error as Error).message}); it is ignored.`);
+        this.issues.push(`perTool["${pattern}"] is not a valid glob (${describeError(error)}); it is ignored.`);
       }
     }
   }

@@ -55,10 +55,7 @@ export interface UsageRecordInput {
 
 /** On by default: records stay on this machine, in the workspace's own storage, and only raise tools. */
 export const DEFAULT_LEARNING_ENABLED = true;
-/**
- * Records kept, oldest out. A busy user makes a few hundred prompts a week, so this is months of use,
- * while a brute-force scan of it (2,000 cosines of 384 dimensions and word overlaps) takes about 1.5 ms.
- */
+/** Records kept, oldest out: months of a busy user's prompts, still cheap to scan in full on every prompt. */
 export const DEFAULT_USAGE_CAPACITY = 2000;
 /** Half-life of a record's weight: a workspace's habits change over weeks, not days or months. */
 export const DEFAULT_USAGE_HALF_LIFE_MS = 14 * 24 * 60 * 60 * 1000;
@@ -67,18 +64,11 @@ export const DEFAULT_USAGE_HALF_LIFE_MS = 14 * 24 * 60 * 60 * 1000;
  * tools add noise to the ranking.
  */
 export const DEFAULT_USAGE_NEIGHBOURS = 5;
-/**
- * Below this cosine between two prompts' vectors, a past prompt is not evidence. On MetaTool's multi-tool
- * queries (pairs of queries, the default model), a neighbour at ≥ 0.5 needed a tool of the query about
- * half the time (0.53), rising to 0.70 at ≥ 0.7; at 0.3–0.4 it was 0.40, mostly noise.
- */
+/** Below this cosine between two prompts' vectors, a past prompt is not evidence: lower neighbours are mostly noise. */
 export const DEFAULT_MIN_VECTOR_SIMILARITY = 0.5;
 /**
- * The same for word overlap: on the same pairs, ≥ 0.4 gave 0.54, and 0.3–0.4 gave 0.48. Overlap counts
- * even when vectors can be compared (the better of the two wins): the default model is trained to match
- * prompts with tools, not prompts with prompts, and on the team's written requests its cosines alone
- * found 2% of the needed tools from neighbours (precision 0.17), word overlap 10% (0.28), both 11% (0.28);
- * on MetaTool multi both found 80% (precision 0.44), cosine alone 76% (0.45).
+ * The same for word overlap. Overlap counts even when vectors can be compared (the better of the two wins):
+ * the default model is trained to match prompts with tools, not prompts with prompts.
  */
 export const DEFAULT_MIN_TEXT_SIMILARITY = 0.4;
 /** Prompt vectors remembered from `hintsFor` for `record` to reuse: a turn records its prompt soon after. */

@@ -2,6 +2,7 @@ import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { writeFileAtomic } from '../util/atomicWrite';
 import type { UsageRecord, UsageSource } from './usageMemory';
+import { describeError } from '../errors/describeError';
 
 /**
  * The use memory on disk: one JSONL file in a folder the caller gives (the extension passes the
@@ -73,7 +74,7 @@ export async function readUsageFile(file: string): Promise<UsageRecord[]> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new UsageFileError(`Cannot read the records file ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist' : (error as Error).message}.`);
+    throw new UsageFileError(`Cannot read the records file ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist' : describeError(error)}.`);
   }
   return parseUsageRecords(text, file);
 }
@@ -110,13 +111,13 @@ export class UsageStore {
       text = await readFile(this.file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      this.log(`The learned tool usage in ${this.file} could not be read (${(error as Error).message}); learning starts empty this session.`);
+      this.log(`The learned tool usage in ${this.file} could not be read (${describeError(error)}); learning starts empty this session.`);
       return [];
     }
     try {
       return parseUsageRecords(text, this.file);
     } catch (error) {
-      return this.keepAside((error as Error).message);
+      return this.keepAside(describeError(error));
     }
   }
 
@@ -144,7 +145,7 @@ export class UsageStore {
       try {
         await this.save(pending());
       } catch (error) {
-        this.log(`Saving the learned tool usage to ${this.file} failed: ${(error as Error).message}`);
+        this.log(`Saving the learned tool usage to ${this.file} failed: ${describeError(error)}`);
       }
     }
     await this.writing;
@@ -171,7 +172,7 @@ export class UsageStore {
       await rename(this.file, aside);
       this.log(`The learned tool usage could not be read (${reason}). It was kept aside as ${aside}, and learning starts afresh; delete that file once you no longer need it.`);
     } catch (error) {
-      this.log(`The learned tool usage could not be read (${reason}), nor kept aside (${(error as Error).message}); learning starts afresh and the file will be overwritten.`);
+      this.log(`The learned tool usage could not be read (${reason}), nor kept aside (${describeError(error)}); learning starts afresh and the file will be overwritten.`);
     }
     return [];
   }

@@ -1,3 +1,5 @@
+import type { CallErrorType } from '../errors/callErrors';
+
 /**
  * Every tool call ends in exactly one envelope, whatever went wrong:
  * `{ok: true, content, meta}` or `{ok: false, error: {type, message, retryable}, meta}`.
@@ -7,32 +9,6 @@
 
 /** MCP content blocks are passed through as the server sent them (text, image, audio, resource, …). */
 export type ContentBlock = { type: string } & Record<string, unknown>;
-
-export type CallErrorType =
-  /** Arguments failed parsing or schema validation; the server was not called. */
-  | 'INVALID_ARGUMENTS'
-  /** The tool's schema is missing or does not compile, so it fails closed; the server was not called. */
-  | 'SCHEMA_UNAVAILABLE'
-  | 'UNKNOWN_TOOL'
-  /** The server is not running (failed, disabled, stopped) or could not be reached. */
-  | 'SERVER_UNAVAILABLE'
-  /** The server exited or the connection dropped while the call was in flight. */
-  | 'SERVER_RESTARTED'
-  | 'TIMEOUT'
-  /** The tool ran and reported an error (`isError: true`). */
-  | 'TOOL_ERROR'
-  /** The server answered with something that is not a valid tool result. */
-  | 'INVALID_RESULT'
-  /** The server answered the request with a JSON-RPC error. */
-  | 'PROTOCOL_ERROR'
-  | 'CANCELLED'
-  /**
-   * The loop detector refused the call: the same call kept returning the same result, or the tool kept
-   * returning nothing, in this turn. The server was not called; the message says what to try instead.
-   */
-  | 'LOOP_DETECTED'
-  /** A destructive tool the user declined, or that the destructive-tools policy refuses; the server was not called. */
-  | 'NOT_APPROVED';
 
 export interface CallMeta {
   readonly latencyMs: number;

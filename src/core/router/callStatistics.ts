@@ -4,10 +4,7 @@
 
 /** The last 1,000 calls per tool: enough for a stable p99 (ten calls beyond it), small enough to keep in memory. */
 export const STATS_WINDOW = 1000;
-/**
- * Tools with statistics kept at most; the least recently called go first. Servers can invent new tool
- * names without end (a soak of list changes grew the heap by ~1 MB per simulated half hour before this).
- */
+/** Tools with statistics kept at most; the least recently called go first: servers can invent tool names without end. */
 export const MAX_TRACKED_TOOLS = 2000;
 
 export interface Percentiles {

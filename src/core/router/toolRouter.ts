@@ -1,10 +1,12 @@
 import picomatch from 'picomatch';
-import { type CallEnvelope, type CallError, type CallErrorType, type CallMeta } from './callEnvelope';
+import { type CallEnvelope, type CallError, type CallMeta } from './callEnvelope';
 import { CallStatistics } from './callStatistics';
 import { ConcurrencyQueue, QueueWaitTimeout } from './concurrencyQueue';
 import type { ServerDefinition } from '../config/serverConfig';
 import type { CallerFeatures } from '../connection/clientFeatures';
-import { ConnectionError, ServerConnection, describeError, describeState, type Connection, type ConnectionOptions, type ServerStatus, type ServerTool } from '../connection/serverConnection';
+import { ConnectionError, ServerConnection, describeState, type Connection, type ConnectionOptions, type ServerStatus, type ServerTool } from '../connection/serverConnection';
+import type { CallErrorType } from '../errors/callErrors';
+import { describeError } from '../errors/describeError';
 import type { ServerNotice } from '../connection/serverNotices';
 import { assignServerPrefixes, assignToolNames, compareNames, suggestNames } from './naming';
 import { normalizeArguments, parseArguments } from '../schema/argumentNormalizer';

@@ -1,4 +1,5 @@
 import { isRecord as isObject } from '../util/isRecord';
+import { describeError } from '../errors/describeError';
 /**
  * Turns what a model sent into the arguments a tool expects, before validation.
  *
@@ -36,7 +37,7 @@ export function parseArguments(raw: unknown): ParsedArguments {
     try {
       value = JSON.parse(text);
     } catch (error) {
-      return { ok: false, message: `the arguments are a string that is not valid JSON (${(error as Error).message}); send a JSON object` };
+      return { ok: false, message: `the arguments are a string that is not valid JSON (${describeError(error)}); send a JSON object` };
     }
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -3,6 +3,7 @@ import Ajv, { type AnySchema, type ErrorObject, type ValidateFunction } from 'aj
 import Ajv2019 from 'ajv/dist/2019';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { describeError } from '../errors/describeError';
 
 /**
  * Compiles each tool's input schema once and validates arguments against it. The router compiles when a
@@ -71,9 +72,8 @@ function makeEngine<T extends Ajv>(Ctor: new (opts: object) => T): T {
 export const MAX_CACHED_VALIDATORS = 1000;
 /**
  * Ajv keeps every function it compiles in its engine's scope, with no way to drop one, so an engine is
- * replaced after this many compilations; a retired engine is freed once no live tool holds its validators.
- * Without this, servers whose tools come and go grew the heap ~0.5 MB per simulated hour in bench:load's
- * soak. Building the three engines takes a few milliseconds, so 200 keeps that cost out of sight.
+ * replaced after this many compilations; a retired engine is freed once no live tool holds its validators,
+ * so servers whose tools come and go cannot grow the heap. Building the engines is cheap at this interval.
  */
 export const COMPILES_PER_ENGINE = 200;
 
@@ -146,11 +146,11 @@ export class SchemaCompiler {
     } catch (error) {
       forget(engine, copy);
       if (error instanceof RangeError) return { ok: false, reason: `the input schema has a $ref cycle that never reaches a type (${error.message})` };
-      return { ok: false, reason: `the input schema does not compile: ${(error as Error).message}` };
+      return { ok: false, reason: `the input schema does not compile: ${describeError(error)}` };
     }
     // A schema that is only references to itself ({"$ref": "#"}) compiles, then recurses forever on any value.
     // The validator keeps what it needs; Ajv's own cache would otherwise keep every schema ever compiled,
-    // and servers whose tools come and go would grow the heap without end (seen in the soak of bench:load).
+    // and servers whose tools come and go would grow the heap without end.
     forget(engine, copy);
     try {
       validate({});
@@ -165,7 +165,7 @@ export class SchemaCompiler {
           return formatErrors(validate.errors ?? []);
         } catch (error) {
           // A pattern can be valid for the compiler and still blow up at run time (e.g. catastrophic regex limits).
-          return [{ path: '/', message: `the arguments could not be checked: ${(error as Error).message}` }];
+          return [{ path: '/', message: `the arguments could not be checked: ${describeError(error)}` }];
         }
       },
     };

@@ -7,7 +7,15 @@ import { mkdir, readFile, rename } from 'node:fs/promises';
 import * as path from 'node:path';
 import { writeFileAtomic } from '../util/atomicWrite';
 import { isRecord } from '../util/isRecord';
-import type { PinnedDefinition } from './toolPins';
+import { describeError } from '../errors/describeError';
+
+/**
+ * The fields of a tool that are pinned: everything the model reads or the router acts on, and the MCP App
+ * UI it points at (`_meta.ui`, or the older `_meta["ui/resourceUri"]`), which a client renders for the user.
+ */
+export const PINNED_FIELDS = ['title', 'description', 'inputSchema', 'outputSchema', 'annotations', 'ui'] as const;
+export type PinnedField = (typeof PINNED_FIELDS)[number];
+export type PinnedDefinition = { readonly [K in PinnedField]?: unknown };
 
 export const TOOL_PINS_FILE_NAME = 'tool-pins.json';
 export const TOOL_PINS_FORMAT = 'mcp-tool-router/tool-pins';
@@ -95,20 +103,20 @@ export class FileToolPinStore implements ToolPinStore {
       text = await readFile(this.file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new ToolPinFileError(`The tool pin file ${this.file} cannot be read (${(error as Error).message}). Fix its permissions, or remove it to start the pins afresh.`, false);
+      throw new ToolPinFileError(`The tool pin file ${this.file} cannot be read (${describeError(error)}). Fix its permissions, or remove it to start the pins afresh.`, false);
     }
     let reason: string;
     try {
       if (Buffer.byteLength(text, 'utf8') > MAX_PIN_FILE_BYTES) throw new Error(`it is larger than ${MAX_PIN_FILE_BYTES} bytes`);
       return parseToolPinDocument(JSON.parse(text));
     } catch (error) {
-      reason = error instanceof SyntaxError ? 'it is not valid JSON (truncated or corrupt)' : (error as Error).message;
+      reason = error instanceof SyntaxError ? 'it is not valid JSON (truncated or corrupt)' : describeError(error);
     }
     const aside = `${this.file}${CORRUPT_SUFFIX}`;
     try {
       await rename(this.file, aside);
     } catch (error) {
-      throw new ToolPinFileError(`The tool pin file ${this.file} cannot be used: ${reason}; moving it to ${aside} failed too (${(error as Error).message}). Remove it to start the pins afresh.`, false);
+      throw new ToolPinFileError(`The tool pin file ${this.file} cannot be used: ${reason}; moving it to ${aside} failed too (${describeError(error)}). Remove it to start the pins afresh.`, false);
     }
     throw new ToolPinFileError(`The tool pin file ${this.file} cannot be used: ${reason}. It was moved to ${aside} and the pins start afresh.`, true);
   }

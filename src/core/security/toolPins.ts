@@ -13,7 +13,8 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../util/canonicalJson';
 import type { ServerDefinition } from '../config/serverConfig';
 import type { ServerTool } from '../connection/serverConnection';
-import { TOOL_PINS_FORMAT, TOOL_PINS_VERSION, ToolPinFileError, type ToolPin, type ToolPinDocument, type ToolPinStore } from './toolPinStore';
+import { PINNED_FIELDS, TOOL_PINS_FORMAT, TOOL_PINS_VERSION, ToolPinFileError, type PinnedDefinition, type PinnedField, type ToolPin, type ToolPinDocument, type ToolPinStore } from './toolPinStore';
+import { describeError } from '../errors/describeError';
 
 /**
  * A recorded definition longer than this (canonical JSON characters) keeps its fingerprint only. The
@@ -22,13 +23,6 @@ import { TOOL_PINS_FORMAT, TOOL_PINS_VERSION, ToolPinFileError, type ToolPin, ty
  */
 export const MAX_KEPT_DEFINITION_CHARS = 65_536;
 
-/**
- * The fields of a tool that are pinned: everything the model reads or the router acts on, and the MCP App
- * UI it points at (`_meta.ui`, or the older `_meta["ui/resourceUri"]`), which a client renders for the user.
- */
-export const PINNED_FIELDS = ['title', 'description', 'inputSchema', 'outputSchema', 'annotations', 'ui'] as const;
-export type PinnedField = (typeof PINNED_FIELDS)[number];
-export type PinnedDefinition = { readonly [K in PinnedField]?: unknown };
 
 /** The `_meta` keys an MCP App's UI lives under. */
 const UI_META_KEYS = ['ui', 'ui/resourceUri'] as const;
@@ -185,7 +179,7 @@ export class ToolPins {
       text = canonicalJson(definition);
       fingerprint = sha256(text);
     } catch (error) {
-      return { status: 'unverifiable', reason: (error as Error).message };
+      return { status: 'unverifiable', reason: describeError(error) };
     }
     const pins = this.serverPins(server);
     const pin = pins.tools.get(tool);
@@ -260,7 +254,7 @@ export class ToolPins {
         await this.mergeSaved();
         await this.store.save(this.toDocument());
       } catch (error) {
-        this.report(`The tool pins could not be saved to ${this.store.location} (${(error as Error).message}). They hold for this session; tools first seen now will be recorded again as new next time.`);
+        this.report(`The tool pins could not be saved to ${this.store.location} (${describeError(error)}). They hold for this session; tools first seen now will be recorded again as new next time.`);
       }
     });
   }
@@ -276,7 +270,7 @@ export class ToolPins {
       saved = await this.store.load();
     } catch (error) {
       // Unreadable now (moved aside if corrupt): what this session holds is written in its place.
-      this.report(error instanceof Error ? error.message : String(error));
+      this.report(describeError(error));
       return;
     }
     for (const [key, server] of Object.entries(saved?.servers ?? {})) {
@@ -303,7 +297,7 @@ export class ToolPins {
     } catch (error) {
       this.servers.clear();
       this.persist = error instanceof ToolPinFileError && error.setAside;
-      const message = error instanceof ToolPinFileError ? error.message : `The tool pins could not be loaded from ${this.store.location} (${(error as Error).message}).`;
+      const message = error instanceof ToolPinFileError ? error.message : `The tool pins could not be loaded from ${this.store.location} (${describeError(error)}).`;
       this.report(`${message} Every tool is recorded afresh as first seen${this.persist ? '' : ', in memory only: nothing is saved this session, so the unreadable file is left as it is'}; a tool that changed before this start is not caught.`);
     }
     this.loaded = true;

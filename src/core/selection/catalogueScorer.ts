@@ -11,6 +11,7 @@ import type { SelectableTool } from './selectionTypes';
 import type { SelectionOptions } from './selectionOptions';
 import { boostByServerIds, serverIdsOf } from './serverAware';
 import type { ToolIndex } from './toolIndex';
+import { describeError } from '../errors/describeError';
 
 /**
  * The scoring stage: for a prompt, one fused relevance score per tool of one catalogue. Lexical (BM25F)
@@ -45,9 +46,8 @@ export const USAGE_HINT_WEIGHT = 2;
 /** A companion lister is lifted to this far (z-score units) below the tool it serves, so it ranks beside it. */
 export const COMPANION_BELOW = 0.1;
 /**
- * …but no higher than just below the best this many tools. Right beside the tool it served, a companion
- * pushed Seal-Tools' second needed tools out of the top five (recall@5 90.7 → 87.3); below the best five
- * it costs none there, and the team splits send the same tools (dev recall@5 52.2 → 51.4, test 48.8 → 49.1).
+ * …but no higher than just below the best this many tools, so it never pushes a prompt's own second
+ * tool out of the top few.
  */
 export const COMPANION_RANK = 5;
 
@@ -131,7 +131,7 @@ export class CatalogueScorer {
     try {
       full = await this.scoreText(prompt, embed, signal, timings);
     } catch (error) {
-      note = `embedding the prompt failed (${(error as Error).message}); using keywords only`;
+      note = `embedding the prompt failed (${describeError(error)}); using keywords only`;
       issues.push(note);
       embed = false;
       full = await this.scoreText(prompt, false, signal, timings);

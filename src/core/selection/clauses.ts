@@ -3,8 +3,8 @@
  * invoice from march, then email it to Ana, also add a reminder" asks for three tools, and the full
  * prompt's vector is a blur of all three. Splitting is by sentence ends, semicolons, and the words people
  * put between requests ("then", "also", "after that", "plus", ", can you…"). A plain "and" does not split:
- * splitting on it too cost 0.5–1 point of recall@25 on BFCL live_multiple, whose "weather in Paris and
- * Rome" asks one tool twice. A clause shorter than MIN_CLAUSE_WORDS is glued to its neighbour.
+ * "weather in Paris and Rome" asks one tool twice. A clause shorter than MIN_CLAUSE_WORDS is glued to its
+ * neighbour.
  */
 
 /** Fewer words than this is a fragment ("and Bob"), not a request of its own. */

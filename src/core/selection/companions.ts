@@ -3,8 +3,7 @@
  *
  * People name things by what they are called, not by their ids: "Tom Becker changed his phone number,
  * update his record" needs `applicantsUpdate`, and before it the tool that lists or searches applicants to
- * find Tom's id. The request never says "list", so that lister ranks far down (on the team dev catalogues,
- * listers of an already-chosen tool's server were a fifth of the needed tools that were not sent).
+ * find Tom's id. The request never says "list", so that lister ranks far down.
  *
  * So, for each of the few best tools sent, the same server's lister of the same resource is sent too,
  * unless the prompt already gives that resource's id ("applicant 88213"). Everything is read from the
@@ -33,9 +32,7 @@ export const RESOURCE_MAX_SHARE = 0.9;
  * A server with more tools than this is a bundle of many APIs under one name (an aggregating gateway, or a
  * flat benchmark catalogue), not one API with one set of resources: there a `user` in one tool's name and a
  * lister's says nothing about the two working together, so its tools get no companions. Real MCP servers
- * stay far below it (the largest in the team's catalogues has 40 tools; big ones list one or two hundred).
- * On the 4,076-tool flat catalogue of Seal-Tools, companions sent 1.1 more tools per request and gained no
- * request (all@25 95.0 → 94.8).
+ * stay far below it; big ones list one or two hundred.
  */
 export const COMPANION_MAX_SERVER_TOOLS = 300;
 

@@ -43,8 +43,7 @@ export function liftGeneralTools(needs: GeneralNeeds, prompt: string, vector: { 
 
 /**
  * A lifted tool stops this far (z-score units) below the GENERAL_RANK-th best score, and each runner-up
- * this far below that. Lifting to the very top cost MetaTool multi 2 points of recall@5 (its second tool
- * pushed down); below the best four it cost none, and recall@25 is the same.
+ * this far below that: lifted to the very top, it would push a prompt's own second tool down.
  */
 export const GENERAL_BELOW_BEST = 0.1;
 export const GENERAL_RANK = 4;

@@ -1,5 +1,6 @@
 import picomatch from 'picomatch';
 import { serverPrefix } from '../router/naming';
+import { describeError } from '../errors/describeError';
 
 /**
  * The keyword stage (a regex selector): named groups of tools, and routes that map regular
@@ -49,7 +50,7 @@ export class KeywordStage {
         // A glob becomes a regex; picomatch also matches plain names exactly.
         this.groupMatchers.set(group, patterns.length ? picomatch([...patterns]) : () => false);
       } catch (error) {
-        this.issues.push(`Group "${group}" has an invalid glob: ${(error as Error).message}`);
+        this.issues.push(`Group "${group}" has an invalid glob: ${describeError(error)}`);
       }
     }
     config.routes.forEach((route, i) => {
@@ -66,7 +67,7 @@ export class KeywordStage {
       try {
         regex = new RegExp(route.pattern, route.flags ?? 'i');
       } catch (error) {
-        this.issues.push(`Route "${name}" has an invalid regular expression (${(error as Error).message}); it is ignored. Fix the pattern in toolRouter.selection.routes.`);
+        this.issues.push(`Route "${name}" has an invalid regular expression (${describeError(error)}); it is ignored. Fix the pattern in toolRouter.selection.routes.`);
         return;
       }
       for (const g of route.groups) if (!this.groupMatchers.has(g)) this.issues.push(`Route "${name}" names the group "${g}", which does not exist (groups: ${[...this.groupMatchers.keys()].join(', ')}).`);

@@ -1,24 +1,20 @@
 /**
  * Lexical ranking of a whole tool catalogue for a request: BM25F over a tool's name, description and
  * parameters. It needs no model, explains itself (which words matched), and is the floor the embedding
- * model is fused with. Every choice below was measured on the dev sets (MetaTool, Seal-Tools, BFCL);
- * the figures are recall@25 on metatool multi unless said.
+ * model is fused with. The figures behind each choice are in docs/decisions.md ("Selection: lexical ranking").
  */
 import { lexicalTerms, plainTerms } from './lexicalTerms';
 import { NAME_ALIAS_WEIGHT, nameAliasTerms, type NameAliases } from './nameAliases';
 import { toolFields, type RankableTool } from './toolDocument';
 
-/** Term-frequency saturation. k1 and b barely matter here (±0.5 points), so the textbook values stay. */
+/** Term-frequency saturation: the textbook values, since these barely move the ranking here. */
 export const BM25_K1 = 1.2;
 /** Length normalisation strength, per field. */
 export const BM25_B = 0.75;
 
 /**
  * BM25F field weights: a word in the name says more about the tool than one in a parameter's
- * description. Name ×3, parameter docs ×0.3 and enum values ×0.5 together gained 1.4 points on bfcl
- * live_multiple and 2.6 on seal-tools all@25 over a single flat field. The server's name (weight 1)
- * catches "…in the CRM", "on notion": +1.4 recall@25 on the team set's dev catalogues, +0.6 on its test
- * ones; data without servers is unchanged.
+ * description. The server's name (weight 1) catches "…in the CRM", "on notion".
  */
 export const FIELD_WEIGHTS = {
   name: 3,
@@ -41,8 +37,7 @@ export const CLAUSE_WEIGHT = 0.5;
 /**
  * Clause boundaries for lexical scoring: sentence ends, semicolons, every comma, and the words that chain
  * steps. Finer than clauses.ts's split of a request (used for the embedding and the clause heads) on
- * purpose: scoring the lexical clauses with that coarser split instead cost Seal-Tools OOD 0.2 points of
- * recall@25 and 0.8 of all@25, and BFCL parallel_multiple 0.1 and 0.5 (measured side by side).
+ * purpose: the coarser split ranked worse here.
  */
 const CLAUSE_SPLIT = /[.;!?\n]+|,\s+|\s+(?:and then|then|and also|after that|afterwards|also)\s+/i;
 /** A clause needs this many terms to be worth scoring alone; one-word fragments match noise. */

@@ -6,7 +6,7 @@
 
 /**
  * The ranking kept in a Selection: the best this many tools, best first. The panel cannot show more, and
- * `eval` needs 50; sorting all of a 10,000-tool catalogue on every prompt cost 2 ms for nothing.
+ * `eval` needs 50; sorting all of a large catalogue on every prompt is wasted work.
  */
 export const RANKING_LIMIT = 1000;
 

@@ -9,6 +9,7 @@ import { parseDictionary } from './spelling';
 import { readBundledText } from '../util/bundledText';
 import { ToolIndex, rankableFor } from './toolIndex';
 import { DEFAULT_SELECTION_OPTIONS, ToolSelector, type SelectionOptions, type SelectorDeps, type UsageHints } from './toolSelector';
+import { describeError } from '../errors/describeError';
 
 /**
  * Puts selection together from settings: the embedder (our default ONNX model, any model folder, or an
@@ -56,7 +57,7 @@ export function loadSpellingWords(root: string, log: (message: string) => void =
     const dictionary = read(SPELLING_WORDS_FILE);
     return { dictionary, names: new Set(read(SPELLING_NAMES_FILE).keys()) };
   } catch (error) {
-    log(`Prompts will be read as typed, without spelling tolerance: ${file} could not be read (${(error as Error).message}). Reinstall the extension, or run npx tsx scripts/data/buildSpellingWords.ts in a clone.`);
+    log(`Prompts will be read as typed, without spelling tolerance: ${file} could not be read (${describeError(error)}). Reinstall the extension, or run npx tsx scripts/data/buildSpellingWords.ts in a clone.`);
     return undefined;
   }
 }
@@ -66,7 +67,7 @@ export function loadGeneralNeeds(root: string, log: (message: string) => void = 
   try {
     return new GeneralNeeds(JSON.parse(readBundledText(file)) as GeneralNeedsFile);
   } catch (error) {
-    log(`General-purpose tools will not be raised for unnamed needs: ${file} could not be read (${(error as Error).message}). Reinstall the extension, or run npm run train:needs in a clone.`);
+    log(`General-purpose tools will not be raised for unnamed needs: ${file} could not be read (${describeError(error)}). Reinstall the extension, or run npm run train:needs in a clone.`);
     return undefined;
   }
 }
@@ -150,7 +151,7 @@ export async function createEmbedderWithFallback(settings: EmbeddingSettings, ro
       throw error;
     }
   } catch (error) {
-    reason = (error as Error).message;
+    reason = describeError(error);
   }
   const embedder = await createEmbedder({ provider: 'local', model: 'default' }, root);
   return { embedder, fallback: `The configured model folder ${settings.model} could not be used, so the bundled default model is used instead. ${reason} Download the model again, or set the model back to "default".` };
@@ -170,7 +171,7 @@ export async function createSelectionEngine(options: SelectionEngineOptions): Pr
     if (embedderFallback) log(embedderFallback);
     if (!embedder) embedderProblem = 'embeddings are turned off (provider "none")';
   } catch (error) {
-    embedderProblem = (error as Error).message;
+    embedderProblem = describeError(error);
     log(`The embedder could not be created, so selection uses keywords only: ${embedderProblem}`);
   }
   let index: ToolIndex | undefined;

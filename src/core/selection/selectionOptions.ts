@@ -3,18 +3,15 @@ import { DEFAULT_STICKY_LOOKBACK_TURNS, DEFAULT_STICKY_MAX } from './stickyTools
 import type { ServerPolicy } from './serverAware';
 import { DEFAULT_CALL_POLICY, type CallPolicy } from '../policy/callPolicy';
 
-/** What selection can be told, and the defaults with the measurements they were chosen from. */
+/** What selection can be told, and its defaults; docs/decisions.md has the figures each was chosen from. */
 
 /**
  * How many tools are sent follows the scores. Between the best score and the score at rank `cap`, a ranked
  * tool is sent while it lies within `depth` of that drop from the top: with depth 0.79, while its score is
  * above the 21% mark. A steady slope (many similar tools) sends many; one or two tools far ahead of the rest
  * send few; never fewer than minTools, never more than the cap. The rule is scale-free, so it behaves alike
- * whatever the scores' spread in a catalogue. The defaults come from the curve of coverage against tools
- * sent that `npm run eval:select` prints (README, "How many tools are sent"): the budget is 15 tools on
- * average, and the depth spends it, being the deepest (in steps of 0.01) whose mean on the team dev split
- * stays within it, the tools the steps of a task send (below) included; docs/MEASUREMENTS.md has the
- * figures ("Round four: steps").
+ * whatever the scores' spread in a catalogue. The depth is the deepest whose mean stays within a budget of
+ * 15 tools, read off the coverage curve `npm run eval:select` prints.
  */
 export const DEFAULT_MIN_TOOLS = 3;
 export const DEFAULT_DEPTH = 0.79;
@@ -24,19 +21,16 @@ export const DEFAULT_CAP = 25;
 export const DEFAULT_CLAUSE_HEAD = 2;
 /** Each step of a task (steps.ts) sends its own best this many tools and their listers, whatever the curve says (0: off). */
 export const DEFAULT_STEP_HEAD = 2;
-/** A task of several steps sends at least this many tools per step, in turns from the steps' rankings (set on team dev). */
+/** A task of several steps sends at least this many tools per step, in turns from the steps' rankings. */
 export const DEFAULT_STEP_SHARE = 6;
 /**
  * Companion listers (companions.ts) are looked for behind this many of the best tools: the tools the
- * prompt most likely acts on. Set on the team dev split, where 3, 5, 6 and 8 sent every needed tool for
- * 66.3, 67.0, 67.5 and 67.5% of requests, with 14.1, 14.2, 14.4 and 14.6 tools.
+ * prompt most likely acts on. Past six, more found nothing more.
  */
 export const DEFAULT_COMPANION_HEAD = 6;
 /**
- * Weight of the lexical z-score in the fusion `w·z(lexical) + (1−w)·z(cosine)`. An early prototype's best was
- * 0.4; with our model, 0.5 was the best balance on the four dev sets (recall@25: MetaTool 90.4,
- * Seal-Tools OOD 97.7, BFCL live 92.9, parallel 97.0), while 0.4 won only on MetaTool, whose tools the
- * model saw in training (91.4, but 95.7 on parallel_multiple), so 0.5 is the safer bet on unseen servers.
+ * Weight of the lexical z-score in the fusion `w·z(lexical) + (1−w)·z(cosine)`: an even balance, the
+ * safer bet on servers the model never saw.
  */
 export const DEFAULT_LEXICAL_WEIGHT = 0.5;
 /**
@@ -47,33 +41,25 @@ export const DEFAULT_LEXICAL_Z_THRESHOLD = 1.65;
 
 /**
  * Each tool gains this × its server's strength (mean of the server's two best fused scores), so a server
- * that clearly matches lifts its weaker tools together. On the team set's dev catalogues (1,060 tools, 53 servers) 0.5 gave recall@25
- * 78.3 against 77.1 without and 77.8 at 1.0; sets without servers are unchanged (serverAware.ts). With
- * companion listers, 0.2–0.4 moved the dev split's recall@25 by at most +0.4 and its sent_all not at all:
- * within noise, so 0.5 stays.
+ * that clearly matches lifts its weaker tools together; catalogues without servers are unchanged
+ * (serverAware.ts).
  */
 export const DEFAULT_SERVER_BOOST = 0.5;
 /**
  * A multi-request prompt's score per tool is blended as (1 − w)·full + w·(best clause), clauses.ts
- * splitting it. Taking the clause's score whenever it was higher (a max) cost BFCL live_multiple 1–2
- * points; the blend at 0.3 gained Seal-Tools OOD +0.5 and BFCL parallel_multiple +0.4 recall@25 and kept
- * MetaTool and the team dev set within ±0.1; 0.5 was no better.
+ * splitting it. A blend rather than a max, so one clause's strong match cannot drown the whole request.
  */
 export const DEFAULT_CLAUSE_WEIGHT = 0.3;
 
 /**
  * Unnamed needs (generalNeeds.ts): a needed general-purpose tool gains up to this many z-score units,
  * enough to move a tool from the bulk of the catalogue into the top few (never above the best four, see
- * GENERAL_RANK). Set on the team dev split: 16 until the prompt model learnt from the audited train
- * split; with it, 16, 20, 24 and 32 gave general-purpose recall@25 74.3, 76.2, 79.1 and 80.1 and
- * sent_all 65.6, 65.9, 66.3 and 66.4, with MetaTool, Seal-Tools and BFCL unchanged. 24 is where the
- * gains level off.
+ * GENERAL_RANK). 24 is where the gains level off.
  */
 export const DEFAULT_GENERAL_BOOST = 24;
 /**
  * The prompt model's probability above which a kind counts as needed. Low on purpose: the lift is
- * scaled by the probability, so a weak need lifts little, and on the team dev split 0.15 found more needs
- * than 0.3 while recall@25 of every other tool held.
+ * scaled by the probability, so a weak need lifts little.
  */
 export const DEFAULT_GENERAL_NEED_MIN = 0.15;
 /** The tool model's probability above which a tool counts as of a kind (the lift is scaled by it too). */
@@ -125,9 +111,8 @@ export interface SelectionOptions {
   /** A tool is of a kind when the tool model's probability is at least this. */
   readonly generalToolMin: number;
   /**
-   * The head-then-strongest-server ranking policy; its window is the cap. Off by default: on the team dev
-   * catalogues, head 10, fill 5, cap 12 per server moved recall@25 by +0.4 over the server boost alone
-   * (within the ±0.7 spread between model variants), and it reorders every prompt's budget.
+   * The head-then-strongest-server ranking policy; its window is the cap. Off by default: its gain over the
+   * server boost was within noise, and it reorders every prompt's budget.
    */
   readonly serverPolicy?: Omit<ServerPolicy, 'window'>;
 }

@@ -80,8 +80,7 @@ function collectEnum(property: Schema, out: string[]): void {
 
 /**
  * The text the default model embeds for a tool: `name: description` followed by its parameter names,
- * identifiers split. Parameter names added 3.8 points of recall@10 in an early prototype; their descriptions
- * were not measured to help and make texts long.
+ * identifiers split. Parameter descriptions are left out: they make texts long for no gain we could see.
  */
 export function toolEmbeddingText(tool: RankableTool): string {
   const fields = toolFields(tool);

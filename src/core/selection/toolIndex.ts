@@ -1,6 +1,7 @@
 import type { Embedder } from '../embedding/embedder';
 import { toolEmbeddingText, type RankableTool } from './toolDocument';
 import type { SelectableTool } from './selectionTypes';
+import { describeError } from '../errors/describeError';
 
 /**
  * The embedding index of the catalogue. It follows the catalogue: when tools come or go, only texts it
@@ -107,7 +108,7 @@ export class ToolIndex {
         this.changes++;
         this.failure = undefined;
       } catch (error) {
-        this.failure = (error as Error).message;
+        this.failure = describeError(error);
         this.onError(`Embedding tool descriptions failed: ${this.failure}`);
         this.pending = [];
         return;

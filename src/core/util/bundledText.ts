@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { brotliDecompressSync } from 'node:zlib';
+import { describeError } from '../errors/describeError';
 
 /**
  * A bundled data file as text. The VSIX ships the larger ones brotli-compressed as `<file>.br`
@@ -12,7 +13,7 @@ export function readBundledText(file: string): string {
   try {
     return brotliDecompressSync(fs.readFileSync(`${file}.br`)).toString('utf8');
   } catch (error) {
-    throw new Error(`${file}.br is not brotli-compressed data (${(error as Error).message})`, { cause: error });
+    throw new Error(`${file}.br is not brotli-compressed data (${describeError(error)})`, { cause: error });
   }
 }
 
@@ -29,7 +30,7 @@ export async function readBundledBytes(file: string): Promise<Buffer> {
     try {
       return brotliDecompressSync(compressed);
     } catch (cause) {
-      throw new Error(`${file}.br is not brotli-compressed data (${(cause as Error).message})`, { cause });
+      throw new Error(`${file}.br is not brotli-compressed data (${describeError(cause)})`, { cause });
     }
   }
 }

@@ -8,6 +8,8 @@ const vscode = require('vscode');
 
 const ROUTER_ID = 'mcp-tool-router.mcp-tool-router';
 const FAKE_ID = 'mcp-tool-router-tests.tool-router-fake-model';
+/** Where the router's API carries its services (src/extension/internals.ts): they are not part of the API. */
+const INTERNALS_KEY = Symbol.for('mcp-tool-router.internals');
 
 /** The scripted turns: each a prompt and the fake model's answers, step by step. */
 const ECHO = { toolCalls: [{ name: 'everything_echo', input: { message: 'panel' } }] };
@@ -31,7 +33,7 @@ async function runTurn(which) {
   const text = [];
   const stream = { markdown: (v) => text.push(typeof v === 'string' ? v : v.value), progress: () => undefined };
   const request = { prompt, model, toolReferences: [], references: [], command: undefined, id: `panel-test-${Date.now()}` };
-  await router.participant.handler(request, { history: [] }, stream, new vscode.CancellationTokenSource().token);
+  await router[INTERNALS_KEY].participant.handler(request, { history: [] }, stream, new vscode.CancellationTokenSource().token);
   void vscode.window.showInformationMessage(`Panel test turn "${which}" finished: ${text.join('').slice(0, 80)}`);
 }
 
@@ -49,8 +51,8 @@ async function costTick() {
   if (!routerExt) throw new Error(`missing ${ROUTER_ID}`);
   const router = routerExt.isActive ? routerExt.exports : await routerExt.activate();
   setTimeout(() => {
-    router.cost.record(TICK_USAGE);
-    router.panel.refreshCost();
+    router[INTERNALS_KEY].cost.record(TICK_USAGE);
+    router[INTERNALS_KEY].panel.refreshCost();
   }, TICK_DELAY_MS);
 }
 

@@ -9,9 +9,10 @@ import * as vscode from 'vscode';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolRouterApi } from '../../../src/extension/extension';
+import type { ToolRouterApi } from '../../../src/extension/api';
+import { internalsOf, type ToolRouterInternals } from '../../../src/extension/internals';
 import { processesWith } from '../../processes';
-import { COMMANDS } from '../../../src/extension/settings';
+import { COMMANDS } from '../../../src/extension/commandIds';
 
 interface FakeModelApi {
   setScript(steps: Array<{ text?: string; toolCalls?: Array<{ name: string; input: object }> }>): void;
@@ -35,7 +36,8 @@ class RecordingStream {
   }
 }
 
-async function apis(): Promise<{ router: ToolRouterApi; fake: FakeModelApi; model: vscode.LanguageModelChat }> {
+/** The router's services (the tests drive its participant directly), the fake model's API, and the fake model. */
+async function apis(): Promise<{ router: ToolRouterInternals; fake: FakeModelApi; model: vscode.LanguageModelChat }> {
   const router = vscode.extensions.getExtension<ToolRouterApi>('mcp-tool-router.mcp-tool-router')!;
   const fakeExt = vscode.extensions.getExtension<FakeModelApi>('mcp-tool-router-tests.tool-router-fake-model');
   assert.ok(fakeExt, 'the fake model extension is loaded');
@@ -44,14 +46,14 @@ async function apis(): Promise<{ router: ToolRouterApi; fake: FakeModelApi; mode
   await api.whenSettled();
   const [model] = await vscode.lm.selectChatModels({ vendor: 'tool-router-test-fake' });
   assert.ok(model, 'the fake model is registered');
-  return { router: api, fake, model };
+  return { router: internalsOf(api), fake, model };
 }
 
 /**
  * One turn of a chat. `previous` continues the chat of an earlier answer: VS Code hands a participant its
  * earlier turns' results in the history, which is how the router tells one chat from another.
  */
-async function ask(api: ToolRouterApi, model: vscode.LanguageModelChat, prompt: string, previous?: vscode.ChatResult): Promise<{ stream: RecordingStream; result: vscode.ChatResult }> {
+async function ask(api: ToolRouterInternals, model: vscode.LanguageModelChat, prompt: string, previous?: vscode.ChatResult): Promise<{ stream: RecordingStream; result: vscode.ChatResult }> {
   const stream = new RecordingStream();
   const request = { prompt, model, toolReferences: [], references: [], command: undefined, id: `req-${Date.now()}` } as unknown as vscode.ChatRequest;
   const history = previous ? [{ participant: 'toolRouter.router', result: previous, response: [] }] : [];

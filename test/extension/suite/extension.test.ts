@@ -12,9 +12,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallEnvelope } from '../../../src/core/router/callEnvelope';
 import type { Selection } from '../../../src/core/selection/selectionTypes';
-import { COMMANDS } from '../../../src/extension/settings';
-import { api, EXTENSION_ID, waitFor } from './helpers';
-import type { ToolRouterApi } from '../../../src/extension/extension';
+import { COMMANDS } from '../../../src/extension/commandIds';
+import { api, EXTENSION_ID, internals, waitFor } from './helpers';
+import { TOOL_ROUTER_API_VERSION, type ToolRouterApi } from '../../../src/extension/api';
 
 const REPO = process.env['TOOL_ROUTER_REPO'] ?? path.resolve(__dirname, '../../..');
 
@@ -34,7 +34,8 @@ describe('MCP Tool Router in VS Code', function () {
     assert.ok(extension);
     await waitFor(() => extension.isActive, 'activation by workspaceContains:.vscode/mcp.json');
     const exported = await api();
-    assert.ok(exported.service.router, 'the API carries the router');
+    assert.equal(exported.version, TOOL_ROUTER_API_VERSION, 'the API carries its version');
+    assert.deepEqual(Object.keys(exported).sort(), ['callTool', 'listServers', 'listTools', 'onDidChange', 'selectTools', 'version', 'whenSettled'], 'the API shows only its documented members');
   });
 
   it('registers every command that package.json contributes', async () => {
@@ -46,10 +47,10 @@ describe('MCP Tool Router in VS Code', function () {
   });
 
   it('starts the servers of the workspace mcp.json and calls a tool through the Call Tool command', async () => {
-    const { service, whenSettled } = await api();
+    const { listServers, whenSettled } = await api();
     await whenSettled();
-    const states = Object.fromEntries(service.router.serverStatuses.map((s) => [s.name, s.state]));
-    assert.equal(states['everything'], 'ready', JSON.stringify(service.router.serverStatuses));
+    const states = Object.fromEntries(listServers().map((s) => [s.name, s.state]));
+    assert.equal(states['everything'], 'ready', JSON.stringify(listServers()));
     assert.equal(states['memory'], 'ready');
     const envelope = await vscode.commands.executeCommand<CallEnvelope>(COMMANDS.callTool, { tool: 'everything_echo', args: { message: 'from the extension host' }, quiet: true });
     assert.ok(envelope?.ok, JSON.stringify(envelope));
@@ -57,6 +58,22 @@ describe('MCP Tool Router in VS Code', function () {
 
     const invalid = await vscode.commands.executeCommand<CallEnvelope>(COMMANDS.callTool, { tool: 'everything_get-sum', args: { a: 'x' }, quiet: true });
     assert.equal(invalid?.ok, false);
+    assert.equal(invalid && !invalid.ok && invalid.error.type, 'INVALID_ARGUMENTS');
+  });
+
+  it('lists, selects and calls tools through the API other extensions use', async () => {
+    const router = await api();
+    await router.whenSettled();
+    const echo = router.listTools().find((t) => t.name === 'everything_echo');
+    assert.ok(echo, JSON.stringify(router.listTools().map((t) => t.name)));
+    assert.equal(echo.server, 'everything');
+    const selection = await router.selectTools('please echo this message back to me');
+    assert.ok(selection.tools.length > 0, JSON.stringify(selection));
+    for (const t of selection.tools) assert.ok(t.reason.length > 0, `${t.name} has a reason`);
+    const result = await router.callTool('everything_echo', { message: 'through the API' });
+    assert.ok(result?.ok, JSON.stringify(result));
+    assert.equal(result.ok && (result.content[0] as { text?: string }).text, 'Echo: through the API');
+    const invalid = await router.callTool('everything_get-sum', { a: 'x' });
     assert.equal(invalid && !invalid.ok && invalid.error.type, 'INVALID_ARGUMENTS');
   });
 
@@ -90,7 +107,7 @@ describe('MCP Tool Router in VS Code', function () {
   });
 
   it('reports the misconfigured server with file, server and field, while the others work', async () => {
-    const { service } = await api();
+    const { service } = await internals();
     const issue = service.configIssues.find((i) => i.server === 'misconfigured');
     assert.ok(issue, JSON.stringify(service.configIssues));
     assert.equal(issue.field, 'args');
@@ -100,22 +117,23 @@ describe('MCP Tool Router in VS Code', function () {
   });
 
   it('picks up a settings change without a reload', async () => {
-    const { service } = await api();
+    const { listTools } = await api();
+    const hasTool = (name: string): boolean => listTools().some((t) => t.name === name);
     const config = vscode.workspace.getConfiguration('toolRouter');
     const extra = { servers: { extra: { command: 'node', args: [path.join(REPO, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'] } } };
     try {
       await config.update('servers', extra, vscode.ConfigurationTarget.Workspace);
-      await waitFor(() => service.router.getTool('extra_echo') !== undefined, 'the server added in settings');
+      await waitFor(() => hasTool('extra_echo'), 'the server added in settings');
       const envelope = await vscode.commands.executeCommand<CallEnvelope>(COMMANDS.callTool, { tool: 'extra_echo', args: { message: 'from settings' }, quiet: true });
       assert.ok(envelope?.ok, JSON.stringify(envelope));
     } finally {
       await config.update('servers', {}, vscode.ConfigurationTarget.Workspace);
     }
-    await waitFor(() => service.router.getTool('extra_echo') === undefined, 'the server removed from settings');
+    await waitFor(() => !hasTool('extra_echo'), 'the server removed from settings');
   });
 
   it('follows edits of mcp.json: a broken file is reported, and its fix is picked up', async () => {
-    const { service } = await api();
+    const { service } = await internals();
     const file = workspaceFile('.vscode', 'mcp.json');
     const original = await readFile(file, 'utf8');
     try {
@@ -129,7 +147,7 @@ describe('MCP Tool Router in VS Code', function () {
   });
 
   it('explains the selection for a typed prompt, with a reason for every tool', async () => {
-    const { service, selection } = await api();
+    const { service, selection } = await internals();
     await waitFor(() => service.router.getTool('memory_create_entities') !== undefined, 'memory tools');
     const engine = await selection.getEngine();
     await engine.index?.whenReady();
@@ -167,7 +185,7 @@ describe('MCP Tool Router in VS Code', function () {
   });
 
   it('restarts a server through the Restart Server command', async () => {
-    const { service } = await api();
+    const { service } = await internals();
     const before = service.router.getConnection('memory')!.status.restarts;
     await vscode.commands.executeCommand(COMMANDS.restartServer, 'memory');
     await waitFor(() => service.router.getConnection('memory')!.status.state === 'ready' && service.router.getConnection('memory')!.status.restarts === before + 1, 'the restart');
@@ -176,7 +194,7 @@ describe('MCP Tool Router in VS Code', function () {
   });
 
   it('takes the workspace servers over from VS Code and gives them back, leaving mcp.json byte-identical', async () => {
-    const { service } = await api();
+    const { service } = await internals();
     const file = workspaceFile('.vscode', 'mcp.json');
     const routerFile = workspaceFile('.vscode', 'mcp-tool-router.json');
     const before = await readFile(file);
@@ -192,7 +210,7 @@ describe('MCP Tool Router in VS Code', function () {
     assert.match(String(await readFile(routerFile, 'utf8')), /"everything"/);
 
     // What VS Code now sees of them comes through the router's gateway: their prompts and resources too.
-    const { gateway } = await api();
+    const { gateway } = await internals();
     const { url, secret } = await gateway.connection();
     const client = new Client({ name: 'after-take-over', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${secret}` } } }));

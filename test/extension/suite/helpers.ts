@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { ToolRouterApi } from '../../../src/extension/extension';
+import type { ToolRouterApi } from '../../../src/extension/api';
+import { internalsOf, type ToolRouterInternals } from '../../../src/extension/internals';
 
 /** Helpers shared by the extension-host test files. */
 
@@ -11,6 +12,11 @@ export async function api(): Promise<ToolRouterApi> {
   const extension = vscode.extensions.getExtension<ToolRouterApi>(EXTENSION_ID);
   assert.ok(extension, `extension ${EXTENSION_ID} is not installed`);
   return extension.isActive ? extension.exports : extension.activate();
+}
+
+/** The extension's services behind its API, for what the API does not show (a connection's pid, the config issues). */
+export async function internals(): Promise<ToolRouterInternals> {
+  return internalsOf(await api());
 }
 
 export async function waitFor(predicate: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {

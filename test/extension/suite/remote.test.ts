@@ -7,8 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CallEnvelope } from '../../../src/core/router/callEnvelope';
-import { COMMANDS } from '../../../src/extension/settings';
-import { api, waitFor } from './helpers';
+import { COMMANDS } from '../../../src/extension/commandIds';
+import { internals, waitFor } from './helpers';
 
 const REPO = process.env['TOOL_ROUTER_REPO'] ?? path.resolve(__dirname, '../../..');
 const FIXTURE = path.join(REPO, 'test/fixtures/servers/oauthServer.mjs');
@@ -34,7 +34,7 @@ describe('remote servers: sign-in and elicitation', function () {
   });
 
   it('asks for what a server requests mid-call with a form, and completes the call with the answers', async () => {
-    const { service } = await api();
+    const { service } = await internals();
     const fixture = await startFixture(['--open']);
     fixtures.push(fixture.child);
     await config().update('servers', { asker: { type: 'http', url: fixture.url } }, vscode.ConfigurationTarget.Workspace);
@@ -53,7 +53,7 @@ describe('remote servers: sign-in and elicitation', function () {
   });
 
   it('signs in to an OAuth-protected server from VS Code, keeping the token in SecretStorage only', async () => {
-    const { service } = await api();
+    const { service } = await internals();
     const fixture = await startFixture([]);
     fixtures.push(fixture.child);
     await config().update('servers', { secured: { type: 'http', url: fixture.url } }, vscode.ConfigurationTarget.Workspace);

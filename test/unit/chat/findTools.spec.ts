@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { FIND_TOOLS_NAME, runChatTurn, type ChatToolDefinition, type TurnSearch } from '../../../src/core/chat/chatTurn';
 import { OfferedTools } from '../../../src/core/chat/offeredTools';
-import { searchHits } from '../../../src/core/chat/toolSearch';
+import { searchHits } from '../../../src/core/search/toolSearch';
 import { chatUsageRecord } from '../../../src/core/chat/turnUsage';
 import { CostMonitor } from '../../../src/core/guards/costMonitor';
 import { LoopDetector } from '../../../src/core/guards/loopDetector';

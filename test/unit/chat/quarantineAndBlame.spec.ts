@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { runChatTurn, type ChatToolDefinition } from '../../../src/core/chat/chatTurn';
-import { searchHits } from '../../../src/core/chat/toolSearch';
+import { searchHits } from '../../../src/core/search/toolSearch';
 import { CostMonitor } from '../../../src/core/guards/costMonitor';
 import { LoopDetector } from '../../../src/core/guards/loopDetector';
 import { LexicalRanker } from '../../../src/core/selection/lexicalRanker';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { NearMiss, Selection } from '../../../src/core/selection/selectionTypes';
 import { coalesce, isExtensionMessage, isPinnedMessage, isPinTool, isStateMessage, isWebviewMessage, MAX_TOOL_NAME_CHARS, type PinReply } from '../../../src/webview/protocol';
 import { CORE_TOOLS_SETTING, explainedText, nearMissRows, pinRefusal, pinStatusText } from '../../../src/webview/nearMissView';
-import { costSummary } from '../../../src/webview/viewModel';
+import { costSummary } from '../../../src/webview/costView';
 import { costSnapshot, HOSTILE_DESCRIPTION, sampleSelection, sampleState, sampleTurn } from './fixtures';
 
 /** The panel's "Not sent" list and its Pin button: guards on both sides, the rows, and what the status line says. */

@@ -1,24 +1,9 @@
 import assert from 'node:assert/strict';
 import { WINDOW_MINUTES } from '../../../src/core/guards/costMonitor';
-import {
-  argumentsText,
-  barFraction,
-  costChart,
-  costSummary,
-  formatBytes,
-  formatMs,
-  MAX_ARGUMENT_CHARS,
-  rateView,
-  scoreScale,
-  selectionView,
-  serverRows,
-  stageLabel,
-  timingRows,
-  tokenRatio,
-  topTools,
-  turnLabel,
-  warningRows,
-} from '../../../src/webview/viewModel';
+import { costChart, costSummary, rateView, topTools } from '../../../src/webview/costView';
+import { argumentsText, formatBytes, formatMs, MAX_ARGUMENT_CHARS } from '../../../src/webview/format';
+import { serverRows } from '../../../src/webview/serverView';
+import { barFraction, scoreScale, selectionView, stageLabel, timingRows, tokenRatio, turnLabel, warningRows } from '../../../src/webview/viewModel';
 import { costSnapshot, HOSTILE_DESCRIPTION, sampleSelection, sampleTurn } from './fixtures';
 
 const SIZE = { width: 600, height: 120 };

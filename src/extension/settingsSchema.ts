@@ -1,6 +1,7 @@
 /**
- * The extension's settings and their defaults, in one place. This file imports nothing from `vscode`, so
- * a plain-Node test can check that package.json declares exactly these defaults.
+ * The extension's settings: their types, their defaults (in one place) and how a value is checked. This
+ * file imports nothing from `vscode`, so a plain-Node test can check that package.json declares exactly
+ * these defaults.
  */
 export const SETTINGS_SECTION = 'toolRouter';
 
@@ -27,7 +28,7 @@ export interface ExtensionSettings {
   /** Offer, once, to download a pinned pretrained model while the bundled one is in use. */
   readonly 'embeddings.offerPretrainedModel': boolean;
   readonly 'selection.minTools': number;
-  /** Send ranked tools while within this share of the drop from the best score to the cap-th (0–1); replaces threshold and topK. */
+  /** Send ranked tools while within this share of the drop from the best score to the cap-th (0–1). */
   readonly 'selection.depth': number;
   readonly 'selection.cap': number;
   readonly 'selection.coreTools': string[];
@@ -73,8 +74,8 @@ export const SETTING_DEFAULTS: ExtensionSettings = {
   'selection.groups': {},
   'selection.routes': [],
   'selection.defaultGroups': [],
-  // On: only high-severity flags quarantine, and none fires on the real catalogues we test against, while
-  // a poisoned description does its harm the moment it is sent to the model. Off is one setting away.
+  // On: only high-severity flags quarantine, and a poisoned description does its harm the moment it is
+  // sent to the model. Off is one setting away.
   'security.quarantineFlaggedTools': true,
   'chat.maxSteps': DEFAULT_MAX_STEPS,
   'cost.enabled': DEFAULT_COST_LIMITS.enabled,
@@ -118,31 +119,3 @@ export function callPolicySetting(policy: unknown, allowed: unknown): CallPolicy
   const names = Array.isArray(allowed) ? allowed.filter((n): n is string => typeof n === 'string') : [];
   return callPolicy(destructivePolicySetting(policy), names, VSCODE_ALLOW_HINTS);
 }
-
-/** Every command the extension contributes; a test checks these against package.json and the registry. */
-export const COMMANDS = {
-  callTool: 'toolRouter.callTool',
-  restartServer: 'toolRouter.restartServer',
-  showServerLog: 'toolRouter.showServerLog',
-  refreshTools: 'toolRouter.refreshTools',
-  listServers: 'toolRouter.listServers',
-  disableServer: 'toolRouter.disableServer',
-  clearSavedInputs: 'toolRouter.clearSavedInputs',
-  explainSelection: 'toolRouter.explainSelection',
-  downloadModel: 'toolRouter.downloadModel',
-  setEmbeddingsApiKey: 'toolRouter.setEmbeddingsApiKey',
-  resume: 'toolRouter.resume',
-  resetCostWindow: 'toolRouter.resetCostWindow',
-  showPanel: 'toolRouter.showPanel',
-  clearUsageMemory: 'toolRouter.clearUsageMemory',
-  replayUsage: 'toolRouter.replayUsage',
-  takeOverServers: 'toolRouter.takeOverServers',
-  giveBackServers: 'toolRouter.giveBackServers',
-  signIn: 'toolRouter.signIn',
-  signOut: 'toolRouter.signOut',
-  reviewToolChanges: 'toolRouter.reviewToolChanges',
-} as const;
-
-export const VIEW_SERVERS = 'toolRouter.servers';
-/** The Tool Router panel (a webview view): selection, cost window, guard warnings, servers. */
-export const VIEW_PANEL = 'toolRouter.panel';
