@@ -34,7 +34,7 @@ const GPU_ONLY_FILES = new Set(['DirectML.dll', 'dxcompiler.dll', 'dxil.dll']);
  * loaded (src/core/util/bundledText.ts): brotli takes these 83 KB (and more) below
  * the zip's own compression, room the VSIX needs under its budget. .vscodeignore lists the .br files.
  */
-const COMPRESSED_DATA_FILES = ['media/needs/general-needs.json', 'media/spelling/words.txt', 'media/names/name-aliases.json', 'media/model/tokenizer.json'];
+const COMPRESSED_DATA_FILES = ['media/needs/general-needs.json', 'media/spelling/words.txt', 'media/spelling/names.txt', 'media/names/name-aliases.json', 'media/model/tokenizer.json'];
 
 /**
  * The extension's bundle ships brotli-compressed too, behind a loader of a few lines (LOADER): the two MCP
