@@ -15,8 +15,7 @@ export type EmbedTexts = (texts: readonly string[]) => Promise<Float32Array[]>;
 /**
  * Weight of the lexical side in the hybrid `w·z(BM25F) + (1 − w)·z(cosine)`, chosen on the three
  * measurement sets (there is no other labelled data for it): the best mean recall@25 among the weights
- * under which every set stays ahead of BM25F alone. eval:model prints the sweep: 0.4 and 0.5 tie on the
- * mean, and at 0.4 Seal-Tools only draws level with BM25F.
+ * under which every set stays ahead of BM25F alone. eval:model prints the sweep; docs/decisions.md has the figures.
  */
 export const HYBRID_LEXICAL_WEIGHT = 0.5;
 

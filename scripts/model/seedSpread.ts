@@ -7,8 +7,8 @@
  *   npx tsx scripts/model/seedSpread.ts [--seeds 1,2,3] [--only set,set] [--set name=value ...] [--keep DIR]
  *
  * Why it exists: one training run is one draw. Over seeds of the same data, a set's recall@25 moves by up
- * to a point (BFCL live_multiple 92.1–93.2 here), so a training setting should be compared by its mean
- * over seeds, never by one run. --set passes a training setting to every seed (a variant to compare).
+ * to a point, so a training setting should be compared by its mean over seeds, never by one run. --set
+ * passes a training setting to every seed (a variant to compare).
  * The last line is JSON: {"seeds": [...], "settings": ["name=value", ...], "sets": {SET: {METRIC: {mean, sd, min, max}}}}.
  */
 import { execFileSync } from 'node:child_process';
@@ -19,9 +19,9 @@ import { SELECTION_DEV_SETS } from '../../src/core/evaluation/retrievalData';
 import { describeError } from '../../src/core/errors/describeError';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-/** The router's figures that eval:select prints per set (team sets add the last two). */
-const METRICS = ['recall@25', 'all@25', 'sent_all', 'mean_sent', 'general_recall@25', 'non_english_recall@25'] as const;
-/** Three seeds: the fewest that give a spread; each costs about six minutes on two cores. */
+/** The router's figures that eval:select prints per set (team sets add all from general_recall@25 on). */
+const METRICS = ['recall@25', 'all@25', 'sent_all', 'mean_sent', 'general_recall@25', 'non_english_recall@25', 'browser_recall@25', 'names_recall@25', 'steps_group_sent_all', 'steps_group_mean_sent'] as const;
+/** Three seeds: the fewest that give a spread; each is a full training run of both models. */
 const DEFAULT_SEEDS = [1, 2, 3];
 /** The shared sets eval:select measures, and the team set's dev split (never its test split: nothing is tuned on it). */
 const DEFAULT_SETS: string[] = [...SELECTION_DEV_SETS.map((s) => s.key), 'team_dev'];

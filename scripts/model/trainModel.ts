@@ -23,59 +23,55 @@ import { buildVocabulary, isPunctuationToken, PAD_TOKEN, tokenizerConfig, tokeni
 /** Every setting of a training run, with the reason for its value. */
 export const TRAINING_SETTINGS = {
   seed: 20260901,
-  /** 128 → 256 added 4–7 points of recall@10 on unfamiliar sets in the prototype; 512 only 0.5 more. */
+  /** Width of a token's row: in the prototype, recall on unfamiliar sets grew up to this width, little beyond. */
   dimension: 256,
   /**
-   * Over two seeds, 0.07 beat 0.05 and 0.06 on MetaTool (the model alone +4–5 recall@5) and BFCL (+1–2
-   * recall@25) and cost Seal-Tools 0.2; the prototype saw 0.1 hurt unfamiliar sets and 0.02 collapse.
+   * Softmax temperature of the contrastive loss: the best tried on MetaTool and BFCL; in the prototype a much
+   * softer one hurt unfamiliar sets and a much sharper one made training collapse.
    */
   temperature: 0.07,
-  /** 0.05 in the prototype; 0.03 kept more of the initial word matching and measured a little better on unfamiliar sets. */
+  /** Adagrad's base step, below the prototype's: it keeps more of the initial word matching, better on unfamiliar sets. */
   learningRate: 0.03,
   batchSize: 256,
   /** One epoch gives nearly all the quality; more memorises the pairs (prototype). */
   epochs: 1,
   /**
-   * Average the table over this last share of the batches (0: keep the last state). 0.3 measured the same
-   * as the last state over five seeds (every shared set and the team dev split within 0.35 of its mean),
-   * so the last state is kept.
+   * Average the table over this last share of the batches (0: keep the last state). Averaging measured the
+   * same as the last state over seeds, so the last state is kept.
    */
   tailAverage: 0,
   /**
-   * The learning rate falls linearly to this share of itself over the second half of the batches (1:
-   * constant). 0.1 measured the same as constant over three seeds (every shared set within 0.35, the team
-   * dev split within 0.1), so the rate stays constant; row-wise Adagrad already shrinks frequent rows' steps.
+   * The learning rate falls linearly to this share of itself over the second half of the batches (1: constant).
+   * A falling rate measured the same as constant; row-wise Adagrad already shrinks frequent rows' steps.
    */
   finalRateShare: 1,
   /** Row scale at initialisation: untrained rows then act as a random projection, i.e. exact word matching. */
   initScale: 1,
   /** Same as tool_router_model.json's maxLength: training sees exactly the tokens the runtime will. */
   maxLength: 128,
-  /** Words seen in two training texts get their own row (3 lost 0.5–1 point on bfcl live_multiple). */
+  /** Words seen in this many training texts get their own row; a higher bar lost recall on BFCL live_multiple. */
   minWordCount: 2,
   /**
-   * At most this many whole words get a row (the rest are word pieces). 40,000 (no cap in effect) with
-   * the team pairs grew the vocabulary to 31.5k tokens and cost MetaTool multi 1 point; 12,000 keeps
-   * 30.2k tokens (a smaller file than before) and all four shared dev sets at or above their figures.
+   * At most this many whole words get a row (the rest are word pieces): uncapped, the team pairs grew the
+   * vocabulary and cost MetaTool multi; this cap keeps the file small and every shared dev set at its figures.
    */
   maxWords: 12000,
   /**
-   * 9,000 each until the bilingual pairs added Chinese, Japanese and Korean characters; 8,000 keeps the
-   * vocabulary near 30k tokens (the VSIX stays under 25 MB) and MetaTool, Seal-Tools and BFCL at their
-   * figures, where cutting whole words to 10,000 instead cost MetaTool multi 1.3 points of recall@25.
+   * Word pieces are cut before whole words: the names across languages add characters, and this keeps the
+   * vocabulary (so the model file, and the VSIX) at its size without them. docs/model.md has the figures.
    */
-  maxPrefixPieces: 8000,
-  maxContinuationPieces: 8000,
+  maxPrefixPieces: 7645,
+  maxContinuationPieces: 7645,
   maxPieceLength: 8,
-  /** Token weight = IDF^idfPower (0: plain mean, the rows' learned norms alone decide); 0 and 0.5 measured within noise of 1. */
+  /** Token weight = IDF^idfPower (0: plain mean, the rows' learned norms alone decide); lower powers were within noise. */
   idfPower: 1,
   /** Numbers in a request are argument values ("12 plus 30", "ID 4312"), not what the tool does: weight 0 (0/1). */
   zeroDigitTokens: 1,
   /** Seal-Tools dev has few pairs (1.8k) beside MetaTool's 20k; repeating them keeps its multi-step requests in view. */
   sealRepeats: 2,
-  /** Capping MetaTool's requests per tool (60) lost 1–4 points everywhere: all are kept. */
+  /** At most this many of MetaTool's requests per tool (0: all); a cap lost recall on every set, so all are kept. */
   metatoolPerToolCap: 0,
-  /** Without the OpenAPI pairs the model alone lost 6 points of recall@25 on bfcl live_multiple. */
+  /** The OpenAPI operation pairs (0/1): without them the model alone lost much recall on BFCL live_multiple. */
   openApi: 1,
   /** A second pair per operation (description → operationId) measured as noise: off. */
   openApiDescriptionPairs: 0,
@@ -84,61 +80,46 @@ export const TRAINING_SETTINGS = {
   authoredRepeats: 4,
   team: 1,
   /**
-   * The team set's train split (about 4,400 pairs) beside MetaTool's 20k. 1, 2, 3 and 4 were tried: 3
-   * and 4 were best on the team dev catalogues; 3 with maxWords 12,000 was the one setting that kept every
-   * shared dev set at or above its previous recall@25.
+   * The team set's train split (about 4,400 pairs) beside MetaTool's 20k: among the best on the team dev
+   * catalogues, and with `maxWords` the one count tried that kept every shared dev set at its recall.
    */
   teamRepeats: 3,
   /**
-   * The team batches are placed among the first this share of the run (1: anywhere), so that the run ends
-   * on the other sources. 0.6 and 0.8 measured within noise of 1 over three seeds (Seal-Tools all@25 94.77
-   * and 95.23 against 94.97; BFCL parallel all@25 +1.3 and +0.5, on a set whose runs spread over two
-   * points; the team dev split within 0.3), so it stays at 1.
+   * The team batches are placed among the first this share of the run (1: anywhere), so that the run can end
+   * on the other sources. Earlier placements measured within noise of anywhere, so it stays at 1.
    */
   teamWithin: 1,
   /**
-   * The team train requests that need only tools described in another language than English (0/1): the
-   * two Chinese map catalogues' 106 and 5 general-purpose requests that need only map tools, 111 in all.
-   * Alone, leaving them out moved every shared set and the team dev split by 0.25 or less over five seeds.
-   * It is 0 with `teamUnnamedNeed` (whose comment has the ten-seed figures), so that the embedding model
-   * trains on the team requests that name what they need in English. The bilingual pairs still teach it
-   * Chinese, and the needs models and the lexical ranker still see these requests and catalogues.
+   * The team train requests that need only tools described in another language than English (0/1). Off with
+   * `teamUnnamedNeed`, so the model trains on requests naming their needs in English; bilingual pairs teach Chinese.
    */
   teamNonEnglishOnly: 0,
   /**
-   * The team train requests that need a general-purpose tool they do not name (0/1): 616 requests whose
-   * `kinds` is not empty, such as "…and save the summary in ~/notes/week.md". Reading an unnamed need is
-   * the needs models' job (trainNeeds.ts), and they still learn from all of these requests; in the
-   * embedding model, pairing "summarise this week's notes" with a file-writing tool pulls words toward a
-   * tool they do not mean. Measured over ten seeds, with `teamNonEnglishOnly` beside it: both at 0 give
-   * MetaTool 91.85 / 84.46, Seal-Tools 98.15 / 95.17, BFCL live 92.65, parallel 97.66 / 93.05 and team dev
-   * 81.90 / 75.14 (recall@25 / all@25); both at 1 give 91.92 / 84.66, 98.13 / 95.11, 92.69, 97.46 / 92.45
-   * and 82.18 / 75.21. That is within noise either way, so the reason above decides.
+   * The team train requests that need a general-purpose tool they do not name (0/1). Off: that is the needs models'
+   * job, and pairing "summarise my notes" with a file-writing tool pulls words toward a tool they do not mean.
    */
   teamUnnamedNeed: 0,
   /**
-   * The team's bilingual pairs (data/bilingual): without them the team dev and test splits' tools described
-   * in Chinese or Japanese were found 5 points less often (recall@25). Seen 3×: 1, 2, 3 and 4 were tried;
-   * 3 kept BFCL live_multiple highest (93.4; other seeds of the same data gave 92.5–93.4).
+   * Each step of a team task of several steps beside the needed tool it shares the most words with (0/1).
+   * Off: within noise of without over three seeds (docs/model.md).
+   */
+  teamStepPairs: 0,
+  /**
+   * The team's bilingual pairs (data/bilingual): without them the team splits' tools described in Chinese or
+   * Japanese were found less often. `bilingualRepeats` is the count tried that kept BFCL live_multiple highest.
    */
   bilingual: 1,
   bilingualRepeats: 3,
   /**
-   * The third and fourth bilingual files (data/bilingual/more-*.jsonl, 3,007 lines). Off: with them the
-   * team dev split gained (recall@25 79.7 → 80.8, sent_all 65.6 → 66.6) and Seal-Tools too (98.1 → 98.3),
-   * but MetaTool multi lost 0.4 / 1.4 (all@25) and BFCL live_multiple 0.2; 2 repeats instead of 3 lost
-   * MetaTool more. The router's cross-script fusion already found the dev and test splits' Chinese- and
-   * Japanese-described tools 78 and 85% of the time without them.
+   * The third and fourth bilingual files (data/bilingual/more-*.jsonl). Off: they helped the team dev split but
+   * cost MetaTool multi and BFCL, and the router's cross-script fusion already finds most such tools without them.
    */
   bilingualMore: 0,
   /** The team's names across languages (data/bilingual/names.jsonl, train lines): a name pair and a phrase pair each. */
   bilingualNames: 1,
   /**
-   * The team's paraphrase pairs (data/paraphrase): requests in people's words beside terse API-style
-   * descriptions ("who's in our candidate pool?" ↔ "List Applicants"). Off: on the team dev catalogues
-   * they raised recall@25 by 0.7–1.4 and sent_all by 0.8–2.6 over two seeds, but MetaTool multi lost 0.7
-   * and BFCL live_multiple 0.2, and the held-out test catalogues gained nothing (73.8 against 73.7); the
-   * dev gain came from the kind of catalogue the pairs were written after. Kept for further work.
+   * The team's paraphrase pairs (data/paraphrase): people's words beside terse API-style descriptions. Off: they
+   * helped only the dev catalogues they were written after, and cost MetaTool and BFCL. Kept for further work.
    */
   paraphrase: 0,
   paraphraseRepeats: 2,

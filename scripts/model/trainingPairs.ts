@@ -12,6 +12,8 @@ import { DATA_DIR, REPO_ROOT, loadTools, readJsonl, type DataQuery } from './dat
 import { CATALOGUES, NON_ENGLISH_SERVERS } from '../data/catalogueList';
 import { readNameLines, type NameLanguage, type NameLine, type NameType } from '../data/buildNameAliases';
 import { loadQueriesFile, loadToolsFile } from '../../src/core/evaluation/retrievalData';
+import { splitSteps } from '../../src/core/selection/steps';
+import { lexicalTerms } from '../../src/core/selection/lexicalTerms';
 
 export type PairSource = 'metatool' | 'seal' | 'openapi' | 'authored' | 'team' | 'bilingual' | 'paraphrase';
 
@@ -160,6 +162,8 @@ export interface TeamPairFilter {
   readonly nonEnglishOnly: boolean;
   /** Also the requests that need a general-purpose tool they do not name (a non-empty `kinds`). */
   readonly unnamedNeed: boolean;
+  /** Also pair each step of a task of several steps with the needed tool it shares the most words with. */
+  readonly stepPairs?: boolean;
 }
 
 /**
@@ -178,13 +182,24 @@ export function teamPairs(filter: TeamPairFilter = { nonEnglishOnly: true, unnam
   for (const q of loadQueriesFile(file, 'train')) {
     if (!filter.nonEnglishOnly && q.gold.length > 0 && q.gold.every((id) => nonEnglish.has(id))) continue;
     if (!filter.unnamedNeed && q.kinds !== undefined) continue;
+    const steps = filter.stepPairs ? splitSteps(q.query) : [];
     for (const id of q.gold) {
       const tool = textById.get(id);
       if (tool === undefined) throw new Error(`data/requests: request ${q.id} needs tool "${id}", which tools.jsonl does not have`);
       pairs.push({ source: 'team', query: q.query, tool });
+      const step = steps.length > 1 ? stepFor(steps, tool) : undefined;
+      if (step) pairs.push({ source: 'team', query: step, tool });
     }
   }
   return pairs;
+}
+
+/** The one step sharing the most terms with a tool's text; none when no step shares any, or two tie. */
+function stepFor(steps: readonly string[], tool: string): string | undefined {
+  const toolTerms = new Set(lexicalTerms(tool));
+  const overlaps = steps.map((step) => new Set(lexicalTerms(step).filter((t) => toolTerms.has(t))).size);
+  const best = Math.max(...overlaps);
+  return best > 0 && overlaps.filter((o) => o === best).length === 1 ? steps[overlaps.indexOf(best)] : undefined;
 }
 
 interface AuthoredFile {
@@ -315,6 +330,8 @@ export interface PairOptions {
   readonly teamNonEnglishOnly: number;
   /** Also the team requests that need a general-purpose tool they do not name (0/1). */
   readonly teamUnnamedNeed: number;
+  /** Also pair each step of the team's tasks of several steps with its tool (0/1; 0 when absent). */
+  readonly teamStepPairs?: number;
   /** Use the team's bilingual pairs (0/1). */
   readonly bilingual: number;
   /** Also the third and fourth bilingual files, data/bilingual/more-*.jsonl (0/1). */
@@ -329,7 +346,7 @@ export function trainingPairs(options: PairOptions): { pairs: TrainingPair[]; op
   const openApi = options.openApi ? openApiPairs(options.openApiDescriptionPairs > 0) : { pairs: [], stats: { rows: 0, licensed: 0, pairs: 0 } };
   const metatool = toolPairs('metatool', 'metatool', options.metatoolPerToolCap > 0 ? options.metatoolPerToolCap : Infinity);
   const authored = options.authored ? authoredPairs() : [];
-  const team = options.team ? teamPairs({ nonEnglishOnly: options.teamNonEnglishOnly > 0, unnamedNeed: options.teamUnnamedNeed > 0 }) : [];
+  const team = options.team ? teamPairs({ nonEnglishOnly: options.teamNonEnglishOnly > 0, unnamedNeed: options.teamUnnamedNeed > 0, stepPairs: (options.teamStepPairs ?? 0) > 0 }) : [];
   const bilingual = options.bilingual ? [...bilingualPairs(options.bilingualMore > 0), ...((options.bilingualNames ?? 1) > 0 ? namePairs() : [])] : [];
   const paraphrase = options.paraphrase ? paraphrasePairs() : [];
   return { pairs: [...metatool, ...toolPairs('seal-tools', 'seal'), ...openApi.pairs, ...authored, ...team, ...bilingual, ...paraphrase], openApi: openApi.stats };
