@@ -180,8 +180,8 @@ describe('@router chat participant (with a fake scripted model)', function () {
       { toolCalls: [{ name: 'everything_get-sum', input: { a: 2, b: 3 } }] },
       { text: 'sum: {last}' },
     ]);
-    // A prompt one tool clearly answers, so few tools are sent up front and the sum tool is not among them.
-    const prompt = 'echo back the phrase: lighthouse keeper';
+    // A prompt for the memory server alone, so the everything server's sum tool is not sent up front.
+    const prompt = 'store a note in the knowledge graph: Ada likes tea';
     const { stream } = await ask(router, model, prompt);
     assert.ok(fake.requests.length === 3 && fake.requests.every((r) => r.tools.includes('toolRouter_findTools')), JSON.stringify(fake.requests.map((r) => r.tools)));
     const turn = router.participant.history.at(-1)!;
