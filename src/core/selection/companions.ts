@@ -10,9 +10,11 @@
  * catalogue itself: a tool is a lister when its name has a listing word (list, search, find, query, all…);
  * a resource is a word of the tool's name that few of its server's tools share (`rooms` in
  * `post_room_message` and `list_rooms`, but not `projects` in every `projects_locations_…` of a server).
- * Pure: no I/O, no vscode.
+ * A required parameter names a resource too, the container the tool acts in: `calendarId` of
+ * `events_insert` is found by `calendarList_list`. Pure: no I/O, no vscode.
  */
 import { splitIdentifiers } from '../embedding/textPreprocess';
+import { isRecord } from '../util/isRecord';
 import { stem } from './lexicalTerms';
 
 /** Words in a tool's name that make it a lister: it returns many items, whose ids other tools take. */
@@ -39,9 +41,14 @@ export const COMPANION_MAX_SERVER_TOOLS = 300;
 /** Name words too short to name a resource (`v1`, `id`, `by`). */
 const MIN_RESOURCE_LENGTH = 3;
 
+/** Last words of a parameter's name that say it holds a reference, not what it refers to (`calendarId`). */
+const REFERENCE_WORDS: ReadonlySet<string> = new Set(['id', 'ids', 'key', 'name', 'uuid']);
+
 export interface CompanionTool {
   readonly name: string;
   readonly server: string;
+  /** The tool's JSON Schema: its required parameters name the containers it acts in. */
+  readonly inputSchema?: unknown;
 }
 
 /** A lister sent for a chosen tool, with the resource that links them. */
@@ -55,6 +62,8 @@ export interface Companion {
 export class CompanionIndex {
   /** Each tool's resource words (stemmed), in catalogue order. */
   private readonly resources: ReadonlyArray<ReadonlySet<string>>;
+  /** The resources each tool's required parameters name (stemmed): the containers it acts in. */
+  private readonly containers: ReadonlyArray<ReadonlySet<string>>;
   /** A resource's word as the catalogue first wrote it, for reasons (`directory`, not the stem `directori`). */
   private readonly surface = new Map<string, string>();
   /** Whether each tool's name says it makes a new item (create, add…): the item has no id to find yet. */
@@ -65,6 +74,8 @@ export class CompanionIndex {
 
   constructor(private readonly tools: readonly CompanionTool[]) {
     const words = tools.map((t) => nameWords(t.name, t.server));
+    // A lister's words after "by" filter what it lists (`blogs_listByUser` lists blogs).
+    const listed = words.map((w) => (w.some((x) => LISTING_WORDS.has(x)) && w.includes('by') ? w.slice(0, w.indexOf('by')) : w));
     const stems = words.map((w) => w.map(stem));
     this.isLister = words.map((w) => w.some((x) => LISTING_WORDS.has(x)));
     this.creates = words.map((w) => w.some((x) => CREATING_WORDS.has(x)));
@@ -88,7 +99,7 @@ export class CompanionIndex {
       const size = sizes.get(t.server)!;
       const c = counts.get(t.server)!;
       const out = new Set<string>();
-      words[i]!.forEach((w, k) => {
+      listed[i]!.forEach((w, k) => {
         const s = stems[i]![k]!;
         if (s.length < MIN_RESOURCE_LENGTH || LISTING_WORDS.has(w) || CREATING_WORDS.has(w) || /^\d/.test(s)) return;
         if (size > 2 && c.get(s)! / size > RESOURCE_MAX_SHARE) return;
@@ -97,6 +108,7 @@ export class CompanionIndex {
       });
       return out;
     });
+    this.containers = tools.map((t) => new Set(requiredParameterWords(t.inputSchema).map(stem).filter((s) => s.length >= MIN_RESOURCE_LENGTH && !LISTING_WORDS.has(s))));
   }
 
   /**
@@ -111,14 +123,16 @@ export class CompanionIndex {
     const taken = new Set(chosen);
     const identified = resourcesWithIds(prompt);
     for (const i of chosen) {
-      const own = this.resources[i]!;
-      if (own.size === 0) continue;
+      const named = this.resources[i]!;
+      const containers = this.containers[i]!;
+      if (named.size === 0 && containers.size === 0) continue;
       const candidates: Array<{ index: number; size: number; resource: string }> = [];
       for (const j of this.listersByServer.get(this.tools[i]!.server) ?? []) {
         const theirs = this.resources[j]!;
+        if (j === i || theirs.size === 0 || [...theirs].some((r) => identified.has(r))) continue;
+        const inContainers = [...theirs].every((r) => containers.has(r));
         // A lister, or a tool that makes a new item, needs only the listers of its containers.
-        if (j === i || theirs.size === 0 || ((this.isLister[i] || this.creates[i]) && theirs.size >= own.size)) continue;
-        if (![...theirs].every((r) => own.has(r) && !identified.has(r))) continue;
+        if (!inContainers && (((this.isLister[i] || this.creates[i]) && theirs.size >= named.size) || ![...theirs].every((r) => named.has(r) || containers.has(r)))) continue;
         candidates.push({ index: j, size: theirs.size, resource: [...theirs].map((r) => this.surface.get(r) ?? r).join(' ') });
       }
       candidates.sort((a, b) => a.size - b.size || scores[b.index]! - scores[a.index]!);
@@ -137,6 +151,23 @@ export class CompanionIndex {
 
 /** Listers sent per chosen tool: the container's and the item's own (`list_rooms`, `list_room_messages`). */
 export const COMPANIONS_PER_TOOL = 2;
+
+/**
+ * The last word of each required parameter's name, past a reference word: `calendarId` → calendar,
+ * `tasklist` → tasklist, `channel_name` → channel. Optional parameters name no container the tool needs.
+ */
+function requiredParameterWords(schema: unknown): string[] {
+  if (!isRecord(schema) || !Array.isArray(schema['required'])) return [];
+  const out: string[] = [];
+  for (const parameter of schema['required']) {
+    if (typeof parameter !== 'string') continue;
+    const words = splitIdentifiers(parameter).toLowerCase().split(' ').filter(Boolean);
+    while (words.length > 1 && REFERENCE_WORDS.has(words[words.length - 1]!)) words.pop();
+    const last = words[words.length - 1];
+    if (last && !REFERENCE_WORDS.has(last)) out.push(last);
+  }
+  return out;
+}
 
 /** `rooms` → room, `directories` → directory, for reasons; other words as they are. */
 function singular(word: string): string {

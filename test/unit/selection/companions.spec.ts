@@ -34,6 +34,30 @@ describe('companion listers', () => {
     assert.deepEqual(names(index, ['chat_post_room_message'], 'post "done" in room #4471'), []);
   });
 
+  it('a required parameter names a container whose lister is sent; an optional one does not', () => {
+    const schema = (required: string[], optional: string[] = []): unknown => ({ type: 'object', properties: Object.fromEntries([...required, ...optional].map((p) => [p, { type: 'string' }])), required });
+    const tools = [
+      { name: 'tasks_tasks_insert', server: 'tasks', inputSchema: schema(['tasklist', 'title']) },
+      { name: 'tasks_tasks_list', server: 'tasks', inputSchema: schema(['tasklist']) },
+      { name: 'tasks_tasklists_list', server: 'tasks', inputSchema: schema([]) },
+      { name: 'cal_events_insert', server: 'cal', inputSchema: schema(['calendarId', 'summary']) },
+      { name: 'cal_events_quickAdd', server: 'cal', inputSchema: schema(['text'], ['calendarId']) },
+      { name: 'cal_calendarList_list', server: 'cal', inputSchema: schema([]) },
+      { name: 'blog_posts_insert', server: 'blog', inputSchema: schema(['blogId']) },
+      { name: 'blog_blogs_listByUser', server: 'blog', inputSchema: schema(['userId']) },
+    ];
+    const byName = new CompanionIndex(tools);
+    const of = (chosen: string, prompt: string): string[] =>
+      byName.companionsFor([tools.findIndex((t) => t.name === chosen)], new Float64Array(tools.length), prompt).map((c) => tools[c.index]!.name);
+    // A tool that makes an item brings the lister of its container, never of the item itself.
+    assert.deepEqual(of('tasks_tasks_insert', 'add "buy milk" to my groceries list'), ['tasks_tasklists_list']);
+    assert.deepEqual(of('cal_events_insert', 'put the dentist on the family calendar'), ['cal_calendarList_list']);
+    assert.deepEqual(of('cal_events_quickAdd', 'dentist friday 3pm'), []);
+    // "by user" filters what a lister lists: blogs.
+    assert.deepEqual(of('blog_posts_insert', 'publish this on the travel blog'), ['blog_blogs_listByUser']);
+    assert.deepEqual(of('cal_events_insert', 'add it to calendar 77 please'), []);
+  });
+
   it('a word every tool of a server carries is a prefix, not a resource', () => {
     assert.deepEqual(names(index, ['cloud_projects_locations_jobs_run'], 'run the nightly export job'), ['cloud_projects_locations_jobs_list']);
   });
