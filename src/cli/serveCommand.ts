@@ -13,7 +13,6 @@ import { createSelectionEngine } from '../core/selection/selectionEngine';
 import { inspectExposedTools, quarantineOf } from '../core/security/toolPoisoning';
 import { ToolRouter } from '../core/router/toolRouter';
 import { heldBackMessage, type ToolPins } from '../core/security/toolPins';
-import { productInfo } from '../core/util/productInfo';
 import { defaultCacheDir, projectRoot, type SelectCliOptions } from './selectCommands';
 import { describeError } from '../core/errors/describeError';
 
@@ -69,7 +68,7 @@ export async function runServe(opts: ServeOptions, err: (s: string) => void): Pr
   });
   const router = new ToolRouter({ ...(opts.verbose ? { onLog: (server: string, line: string) => err(`[${server}] ${line}\n`) } : {}), ...(opts.features ? { features: opts.features } : {}), ...(opts.pins ? { toolPins: opts.pins } : {}) });
   const cleanups = watchRouter(router, opts, log, (flagged) => (quarantined = flagged));
-  const gatewayOptions: GatewayCoreOptions = { dynamicSubset: opts.dynamic, startupWaitMs: opts.waitMs, serverInfo: productInfo(), log };
+  const gatewayOptions: GatewayCoreOptions = { dynamicSubset: opts.dynamic, startupWaitMs: opts.waitMs, log };
   // One core whoever connects: the catalogue is kept in step once, and a server is subscribed to a resource once.
   const core = new GatewayCore(router, engine, gatewayOptions);
   const modern = new ModernGateway(core);

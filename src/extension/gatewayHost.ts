@@ -3,7 +3,6 @@ import { HttpGateway, newGatewaySecret } from '../core/gateway/httpGateway';
 import { GatewayCore, type GatewaySelection } from '../core/gateway/gatewayCore';
 import { ModernGateway } from '../core/gateway/modernGateway';
 import { RouterGateway } from '../core/gateway/routerGateway';
-import { productInfo } from '../core/util/productInfo';
 import type { RouterService } from './routerService';
 import type { SelectionService } from './selectionService';
 import type { UsageLearning } from './usageLearning';
@@ -78,7 +77,6 @@ export class GatewayHost implements vscode.Disposable {
         dynamicSubset: true,
         // SelectionService keeps the catalogue in step for every client.
         syncCatalogue: false,
-        serverInfo: productInfo(),
         log: (m) => this.service.log.info(`gateway: ${m}`),
         ...(this.learning ? { onSearch: (q: string, tools: readonly string[]) => this.learning!.noteSearch(q, tools), onCall: (name: string) => this.learning!.noteAgentCall(name) } : {}),
       }));

@@ -123,16 +123,11 @@ export class CompanionIndex {
     const taken = new Set(chosen);
     const identified = resourcesWithIds(prompt);
     for (const i of chosen) {
-      const named = this.resources[i]!;
-      const containers = this.containers[i]!;
-      if (named.size === 0 && containers.size === 0) continue;
+      if (this.resources[i]!.size === 0 && this.containers[i]!.size === 0) continue;
       const candidates: Array<{ index: number; size: number; resource: string }> = [];
       for (const j of this.listersByServer.get(this.tools[i]!.server) ?? []) {
         const theirs = this.resources[j]!;
-        if (j === i || theirs.size === 0 || [...theirs].some((r) => identified.has(r))) continue;
-        const inContainers = [...theirs].every((r) => containers.has(r));
-        // A lister, or a tool that makes a new item, needs only the listers of its containers.
-        if (!inContainers && (((this.isLister[i] || this.creates[i]) && theirs.size >= named.size) || ![...theirs].every((r) => named.has(r) || containers.has(r)))) continue;
+        if (j === i || theirs.size === 0 || [...theirs].some((r) => identified.has(r)) || !this.finds(j, i)) continue;
         candidates.push({ index: j, size: theirs.size, resource: [...theirs].map((r) => this.surface.get(r) ?? r).join(' ') });
       }
       candidates.sort((a, b) => a.size - b.size || scores[b.index]! - scores[a.index]!);
@@ -146,6 +141,19 @@ export class CompanionIndex {
       }
     }
     return out;
+  }
+
+  /**
+   * Whether lister `j` finds what tool `i` acts on: a container its required parameters name, or by name
+   * its item or a container of it. A lister, or a tool that makes a new item, needs only containers.
+   */
+  private finds(j: number, i: number): boolean {
+    const theirs = [...this.resources[j]!];
+    const named = this.resources[i]!;
+    const containers = this.containers[i]!;
+    if (theirs.every((r) => containers.has(r))) return true;
+    if ((this.isLister[i] || this.creates[i]) && theirs.length >= named.size) return false;
+    return theirs.every((r) => named.has(r) || containers.has(r));
   }
 }
 
