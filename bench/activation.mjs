@@ -2,17 +2,18 @@
 // selection over 1,000 tools is ready, in the real VS Code host (code-server 1.139, scripts/vscode-host).
 // The workspace holds one server with 1,000 real tools (the team request set's catalogue, served by
 // test/fixtures/servers/catalogueServer.mjs) in .vscode/settings.json, so that nothing activates the
-// extension before the measurement does. Each run starts two fresh hosts on one new user-data folder:
-// cold (no embedding cache: every tool is embedded) and then warm (the cache the cold host wrote).
+// extension before the measurement does. Each run starts three hosts on one new user-data folder: first
+// (a fresh install: nothing saved, so the server's list is awaited and every tool embedded), cold (the
+// tool lists the first host saved, but no embedding cache) and warm (both).
 // It prints each host's timeline and the medians over RUNS runs (BENCH_RUNS, default 3).
 // `-- --baseline REV` also measures the extension as it was at git revision REV (exported and built in a
 // temporary folder), alternating with this checkout run by run, and prints both side by side.
 // BENCH_PROFILE_DIR=DIR writes a CPU profile of each host, from activate() to the first selection.
-// Last line: {"activate_ms", "servers_started_ms", "cold_first_selection_ms", "warm_first_selection_ms",
-// "cold_after_tools_ms", "warm_after_tools_ms"} (after_tools: selection's own share, from the tools being
-// listed to the selection), and with --baseline the same under "before" with its "rev".
+// Last line: {"activate_ms", "servers_started_ms", "first_install_first_selection_ms",
+// "cold_first_selection_ms", "warm_first_selection_ms"}, and with --baseline the same under "before"
+// with its "rev".
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,11 +53,18 @@ function host(extensionRoot, workspace, userData, label, flush, profileName) {
   const m = JSON.parse(readFileSync(out, 'utf8'));
   if (m.method !== 'embedding+keyword') throw new Error(`the ${label} selection ran ${m.method}, not with embeddings`);
   const at = (ms) => (ms === undefined ? '?' : ms.toFixed(0));
-  console.log(`  ${label.padEnd(4)} activate() ${m.activate_ms.toFixed(1)} ms (with loading the bundle ${m.load_and_activate_ms.toFixed(0)} ms); after activate() began: server started ${at(m.servers_started_ms)} ms, tools listed ${at(m.tools_listed_ms)} ms, engine loaded ${at(m.engine_loaded_ms)} ms, all embedded ${at(m.all_embedded_ms)} ms, first selection over ${m.tools} tools ${at(m.first_selection_ms)} ms`);
+  console.log(`  ${label.padEnd(5)} activate() ${m.activate_ms.toFixed(1)} ms (with loading the bundle ${m.load_and_activate_ms.toFixed(0)} ms); after activate() began: server started ${at(m.servers_started_ms)} ms, tools listed ${at(m.tools_listed_ms)} ms, engine loaded ${at(m.engine_loaded_ms)} ms, in selection's catalogue ${at(m.catalogue_ms)} ms, all embedded ${at(m.all_embedded_ms)} ms, first selection over ${m.tools} tools ${at(m.first_selection_ms)} ms (${m.saved_selected ?? 0} of ${m.chosen} chosen from saved lists)`);
   return m;
 }
 
-/** A cold and a warm host of the extension in `extensionRoot`, on a new workspace and user-data folder. */
+/** Removes the router's embedding cache from a user-data folder, keeping everything else it saved. */
+function removeEmbeddingCache(userData) {
+  const storage = path.join(userData, 'User', 'globalStorage');
+  if (!existsSync(storage)) return;
+  for (const entry of readdirSync(storage, { withFileTypes: true })) if (entry.isDirectory()) rmSync(path.join(storage, entry.name, 'embeddings'), { recursive: true, force: true });
+}
+
+/** The first, cold and warm hosts of the extension in `extensionRoot`, on a new workspace and user-data folder. */
 function run(extensionRoot, name, i, into) {
   const workspace = mkdtempSync(path.join(os.tmpdir(), 'activation-bench-'));
   mkdirSync(path.join(workspace, '.vscode'));
@@ -65,30 +73,29 @@ function run(extensionRoot, name, i, into) {
   const userData = path.join(workspace, 'user-data');
   mkdirSync(userData);
   console.log(`run ${i + 1}, ${name}:`);
+  into.first.push(host(extensionRoot, workspace, userData, 'first', true, `${name}-run${i + 1}-first`));
+  removeEmbeddingCache(userData);
   into.cold.push(host(extensionRoot, workspace, userData, 'cold', true, `${name}-run${i + 1}-cold`));
   into.warm.push(host(extensionRoot, workspace, userData, 'warm', false, `${name}-run${i + 1}-warm`));
   rmSync(workspace, { recursive: true, force: true });
 }
 
 /** The medians the JSON line carries. */
-function summary({ cold, warm }) {
-  const all = [...cold, ...warm];
+function summary({ first: fresh, cold, warm }) {
+  const all = [...fresh, ...cold, ...warm];
   const first = (runs) => Math.round(median(runs.map((r) => r.first_selection_ms)));
-  // Selection's own share: from the moment the tools were listed (the catalogue handed over) to the selection.
-  const afterTools = (runs) => Math.round(median(runs.map((r) => r.first_selection_ms - r.tools_listed_ms)));
   return {
     activate_ms: Math.round(median(all.map((r) => r.activate_ms)) * 10) / 10,
     servers_started_ms: Math.round(median(all.map((r) => r.servers_started_ms))),
+    first_install_first_selection_ms: first(fresh),
     cold_first_selection_ms: first(cold),
     warm_first_selection_ms: first(warm),
-    cold_after_tools_ms: afterTools(cold),
-    warm_after_tools_ms: afterTools(warm),
   };
 }
 
 const baseline = BASELINE_REV ? buildBaseline(BASELINE_REV) : undefined;
-const now = { cold: [], warm: [] };
-const before = { cold: [], warm: [] };
+const now = { first: [], cold: [], warm: [] };
+const before = { first: [], cold: [], warm: [] };
 try {
   for (let i = 0; i < RUNS; i++) {
     // Alternating, so that both meet the same load on a shared machine.
@@ -101,7 +108,7 @@ try {
 const s = summary(now);
 const b = baseline ? summary(before) : undefined;
 const line = (label, x) =>
-  `${label}: activate() ${x.activate_ms} ms, server started ${x.servers_started_ms} ms; first selection ${x.cold_first_selection_ms} ms cold, ${x.warm_first_selection_ms} ms warm; of which after the tools were listed ${x.cold_after_tools_ms} ms cold, ${x.warm_after_tools_ms} ms warm`;
+  `${label}: activate() ${x.activate_ms} ms, server started ${x.servers_started_ms} ms; first selection ${x.first_install_first_selection_ms} ms on a fresh install, ${x.cold_first_selection_ms} ms cold, ${x.warm_first_selection_ms} ms warm`;
 console.log(`median of ${RUNS}, after activate() began:`);
 if (b) console.log(`  ${line(`before (${BASELINE_REV})`, b)}`);
 console.log(`  ${line(b ? 'now' : 'this checkout', s)}`);

@@ -2,9 +2,11 @@
  * The measurement behind `npm run bench:activation`, run inside the real VS Code host as its extension
  * test module: activates the router (the workspace does not activate it on its own), then watches, without
  * asking for anything the extension would not do by itself, for the moments its first selection over the
- * 1,000-tool catalogue depends on: the tools listed, the selection engine loaded, every tool embedded.
- * It selects as soon as all three hold, and writes what it measured as JSON to BENCH_ACTIVATION_OUT. With
- * BENCH_ACTIVATION_FLUSH set it then writes the embedding cache to disk, for the warm run that follows.
+ * 1,000-tool catalogue depends on: the selection engine loaded, the 1,000 tools in its catalogue (listed
+ * by the server, or saved from the last session while it starts), every tool embedded. It selects as soon
+ * as all three hold, and writes what it measured as JSON to BENCH_ACTIVATION_OUT. With
+ * BENCH_ACTIVATION_FLUSH set it then writes the embedding cache and the tool lists to disk, for the runs
+ * that follow.
  * With BENCH_ACTIVATION_PROFILE set to a file, it also writes a CPU profile of the extension host's main
  * thread, from just before `activate()` to the first selection (open it in Chrome's DevTools or VS Code).
  */
@@ -31,7 +33,7 @@ export async function run(): Promise<void> {
   const api = internalsOf(await extension.activate());
   const loadAndActivateMs = performance.now() - before;
   const since = (): number => performance.now() - api.activation.startedAt;
-  const moments: { servers?: number; tools?: number; engine?: number; embedded?: number } = {};
+  const moments: { servers?: number; tools?: number; engine?: number; catalogue?: number; embedded?: number } = {};
   // The moment the router hands the catalogue over, before selection builds anything from it.
   const listed = (count: number): void => {
     if (moments.tools === undefined && count >= EXPECTED_TOOLS) moments.tools = since();
@@ -51,14 +53,17 @@ export async function run(): Promise<void> {
         // Not loaded yet: the extension loads it on its own schedule.
       }
     }
+    if (moments.catalogue === undefined && engine && engine.selector.catalogue.length >= EXPECTED_TOOLS) moments.catalogue = since();
     const readiness = engine?.index?.readiness();
-    if (moments.tools !== undefined && readiness && engine!.selector.catalogue.length >= EXPECTED_TOOLS && readiness.ready === readiness.total) moments.embedded = since();
+    if (moments.catalogue !== undefined && readiness && readiness.ready === readiness.total) moments.embedded = since();
     else await new Promise((r) => setTimeout(r, POLL_MS));
   }
-  offTools();
   const selection = await api.selection.select(PROMPT);
   const firstSelectionMs = since();
   await profile?.();
+  // A baseline built from an older revision may predate saved tool lists.
+  const savedOnly = (name: string): boolean => (typeof api.selection.isSavedOnly === 'function' ? api.selection.isSavedOnly(name) : false);
+  const savedSelected = selection.tools.filter((t) => savedOnly(t.name)).length;
   writeFileSync(
     process.env['BENCH_ACTIVATION_OUT'] ?? 'activation.json',
     JSON.stringify({
@@ -67,14 +72,22 @@ export async function run(): Promise<void> {
       servers_started_ms: moments.servers,
       tools_listed_ms: moments.tools,
       engine_loaded_ms: moments.engine,
+      catalogue_ms: moments.catalogue,
       all_embedded_ms: moments.embedded,
       first_selection_ms: firstSelectionMs,
-      tools: api.service.router.listTools().length,
+      tools: engine!.selector.catalogue.length,
+      saved_selected: savedSelected,
       method: selection.method,
       chosen: selection.tools.length,
     }),
   );
-  if (process.env['BENCH_ACTIVATION_FLUSH']) await engine!.flush();
+  if (process.env['BENCH_ACTIVATION_FLUSH']) {
+    await engine!.flush();
+    // The tool lists are saved once the server has listed its tools (at once when it already has).
+    await api.service.router.whenSettled(GIVE_UP_MS);
+    if (typeof api.selection.saveToolLists === 'function') await api.selection.saveToolLists();
+  }
+  offTools();
 }
 
 /** Starts the V8 profiler when `file` is set; the function it returns stops it and writes the profile there. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
+import { EDITOR_STARTUP_WAIT_MS } from '../core/router/startupWaits';
 import type { ConfigService } from './configService';
 import { argumentsForConfirmation, type ConfirmAnswer } from '../core/policy/confirmation';
 import type { CallPolicy } from '../core/policy/callPolicy';
@@ -82,9 +83,11 @@ export class RouterParticipant implements vscode.Disposable {
       stream.markdown(this.cost.pausedReason?.message ?? vscode.l10n.t('The router is paused. Run "Tool Router: Resume" to continue.'));
       return { metadata: { chatId: chat.id, paused: true } };
     }
+    await this.whenRankable(stream);
     const pinned = request.toolReferences.map((r) => r.name).filter((name) => this.service.router.getTool(name) !== undefined);
     stream.progress(vscode.l10n.t('Selecting tools…'));
     const selection = await this.selection.select(request.prompt, { turn: chatTurn, pinned, sticky: chat.sticky, signal: controller.signal });
+    await this.whenListed(selection.tools.map((t) => t.name), stream);
     const policy = this.config.callPolicy();
     const router = this.service.router;
     const result = await runChatTurn({
@@ -126,6 +129,31 @@ export class RouterParticipant implements vscode.Disposable {
 
   dispose(): void {
     this.turnFinished.dispose();
+  }
+
+  /**
+   * A prompt that comes while servers start waits (bounded) for those selection cannot rank yet: the
+   * ones without a saved tool list. It is not answered without their tools.
+   */
+  private async whenRankable(stream: vscode.ChatResponseStream): Promise<void> {
+    await this.service.whenLoaded();
+    await this.selection.savedListsRead;
+    const unranked = this.selection.unrankedStartingServers();
+    if (unranked.length === 0) return;
+    stream.progress(vscode.l10n.t('Waiting for {0} to start…', unranked.join(', ')));
+    await Promise.all(unranked.map((s) => this.service.router.getConnection(s)?.whenSettled(EDITOR_STARTUP_WAIT_MS)));
+  }
+
+  /** Selected tools ranked from a saved list are offered only once their server lists them (bounded wait). */
+  private async whenListed(names: readonly string[], stream: vscode.ChatResponseStream): Promise<void> {
+    const saved = names.filter((n) => this.selection.isSavedOnly(n));
+    if (saved.length === 0) return;
+    const router = this.service.router;
+    const servers = [...new Set(saved.map((n) => router.unreadyOwnersOf(n).map((s) => s.name)).flat())];
+    stream.progress(vscode.l10n.t('Waiting for {0} to start…', servers.join(', ') || saved.join(', ')));
+    const listed = await Promise.all(saved.map((n) => router.waitForTool(n, EDITOR_STARTUP_WAIT_MS)));
+    const missing = saved.filter((_, i) => !listed[i]);
+    if (missing.length) this.service.log.warn(`Selected tools not offered because their server did not list them: ${missing.join(', ')}.`);
   }
 
   private toolDefinitions(names: readonly string[]): ChatToolDefinition[] {

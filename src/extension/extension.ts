@@ -33,7 +33,9 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
     registerModelNotices(context, services.service, services.selection, config),
     ...registerCommands(context, services, documents),
   );
-  flushLearning = () => services.learning.flush();
+  flushOnExit = async () => {
+    await Promise.all([services.learning.flush(), services.selection.saveToolLists()]);
+  };
   removeRetiredGatewayFile(context);
   const loaded = services.service.reload();
   // The model loads after the servers have been asked to start, off the activation path.
@@ -83,10 +85,10 @@ function removeRetiredGatewayFile(context: vscode.ExtensionContext): void {
   void Promise.resolve(vscode.workspace.fs.delete(vscode.Uri.joinPath(context.globalStorageUri, 'gateway-servers.json'))).catch(() => undefined);
 }
 
-/** Set by activate: saves the use memory's last records, which would otherwise wait for a delayed write. */
-let flushLearning: (() => Promise<void>) | undefined;
+/** Set by activate: saves the use memory's last records and the tool lists, which would otherwise wait for a delayed write. */
+let flushOnExit: (() => Promise<void>) | undefined;
 
 export async function deactivate(): Promise<void> {
   // Everything else is disposed through context.subscriptions, which also ends every server's process tree.
-  await flushLearning?.();
+  await flushOnExit?.();
 }

@@ -45,6 +45,8 @@ export class RouterService implements vscode.Disposable {
       onProblem: (message) => this.reportPinProblem(message),
       howToAccept: howToAcceptInVsCode,
     });
+    // Read while the configuration is, rather than after it: no server lists a tool before the pins are read.
+    void this.toolPins.whenLoaded();
     this.router = new ToolRouter({ onLog: (server, line) => this.serverLog(server).info(line), features: this.clientHost.features(), toolPins: this.toolPins });
     this.sources = new ServerConfigSources(config, this.inputs.resolve, userSettingsFolder(context));
     this.disposables.push(this.log, this.sources, this.issuesChanged, this.sources.onDidChange(() => void this.reload()));
@@ -72,6 +74,11 @@ export class RouterService implements vscode.Disposable {
     this.reloading = this.reloading.then(() => this.doReload()).catch((error: unknown) => {
       this.log.error(`Reloading the server configuration failed: ${describeError(error)}`);
     });
+    return this.reloading;
+  }
+
+  /** Resolves when the configuration loads under way (at activation, or after a change) have finished. */
+  whenLoaded(): Promise<void> {
     return this.reloading;
   }
 

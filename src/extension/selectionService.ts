@@ -6,9 +6,12 @@ import type { Selection } from '../core/selection/selectionTypes';
 import type { SelectionOptions, SelectionRequest } from '../core/selection/toolSelector';
 import { inspectExposedTools, quarantineOf, type ToolFlag } from '../core/security/toolPoisoning';
 import type { RoutedTool } from '../core/router/toolRouter';
+import { listsToSave, SavedToolLists, SAVED_TOOL_LISTS_FILE_NAME, selectionDigest, withSavedTools, type SavedServerTools } from '../core/router/savedToolLists';
 import type { UsageMemory } from '../core/learning/usageMemory';
 import type { RouterService } from './routerService';
 import { SETTING_DEFAULTS } from './settingsSchema';
+import type { ServerDefinition } from '../core/config/serverConfig';
+import { describeError } from '../core/errors/describeError';
 
 /**
  * Selection inside VS Code: builds the selection engine from the settings, keeps its catalogue in step
@@ -16,9 +19,14 @@ import { SETTING_DEFAULTS } from './settingsSchema';
  * loads and tool texts are embedded in the background; until then selection runs on keywords.
  * It also checks every tool for poisoning when the catalogue changes, and quarantines high-severity
  * flags from selection while toolRouter.security.quarantineFlaggedTools is on.
+ * While a server starts, selection ranks the tools it listed last time (savedToolLists.ts), so the first
+ * prompt need not wait for every server; those tools are never offered until the server lists them.
  */
 
 const API_KEY_SECRET = 'toolRouter.embeddings.apiKey';
+
+/** Quiet time after the last change before the tool lists are saved: a starting session changes often. */
+const SAVE_DELAY_MS = 5_000;
 
 /** The embeddings.* settings the engine is built from: all but the pretrained-model offer. */
 const ENGINE_EMBEDDING_SETTINGS = Object.keys(SETTING_DEFAULTS).filter((k) => k.startsWith('embeddings.') && k !== 'embeddings.offerPretrainedModel');
@@ -35,6 +43,19 @@ export class SelectionService implements vscode.Disposable {
   private quarantined: ReadonlyMap<string, string> = new Map();
   /** Flags already written to the log, so a list refresh does not repeat them. */
   private readonly loggedFlags = new Set<string>();
+  private readonly offStatus: () => void;
+  private readonly savedLists: SavedToolLists;
+  /** The lists saved last session, once read. */
+  private saved: ReadonlyMap<string, SavedServerTools> = new Map();
+  /** Saved tools in selection's catalogue now: ranked, but not yet listed by their server. */
+  private savedNow: ReadonlySet<string> = new Set();
+  private catalogue: readonly RoutedTool[] = [];
+  /** selectionDigest of `catalogue`: a live list equal to the saved one changes nothing selection reads. */
+  private catalogueDigest = '';
+  private saveTimer: NodeJS.Timeout | undefined;
+  private lastSaved = '';
+  /** Resolves once the saved lists have been read (or found missing). */
+  readonly savedListsRead: Promise<void>;
 
   /** @param usage the use memory (learning from use); selection runs without it when absent */
   constructor(
@@ -43,11 +64,21 @@ export class SelectionService implements vscode.Disposable {
     private readonly config: ConfigService,
     private readonly usage?: UsageMemory,
   ) {
-    this.inspect(service.router.listTools());
+    this.savedLists = new SavedToolLists(vscode.Uri.joinPath(context.globalStorageUri, SAVED_TOOL_LISTS_FILE_NAME).fsPath, (m) => service.log.warn(m));
+    this.refreshCatalogue(true);
     // Flags are computed synchronously here, before the tree and the panel (which subscribe later) redraw.
-    this.offTools = service.router.onDidChangeTools((tools) => {
-      this.inspect(tools);
-      void this.engine?.then((e) => e.selector.setCatalogue(tools));
+    this.offTools = service.router.onDidChangeTools(() => {
+      this.refreshCatalogue(true);
+      this.scheduleSave();
+    });
+    // A server leaving `starting` takes its saved tools out, whether it listed tools or failed.
+    this.offStatus = service.router.onDidChangeServerStatus(() => {
+      this.refreshCatalogue(false);
+      this.scheduleSave();
+    });
+    this.savedListsRead = this.savedLists.load().then((saved) => {
+      this.saved = saved;
+      this.refreshCatalogue(false);
     });
     this.disposables.push(
       // The pretrained-model offer lives under embeddings.* but changes nothing the engine uses.
@@ -75,6 +106,48 @@ export class SelectionService implements vscode.Disposable {
     return engine.selector.select({ prompt, ...options });
   }
 
+  /** Where the tool lists are saved (the extension's global storage). */
+  get toolListsFile(): string {
+    return this.savedLists.file;
+  }
+
+  /** Whether `name` is a saved tool of a server still starting: ranked, but not callable or offerable yet. */
+  isSavedOnly(name: string): boolean {
+    return this.savedNow.has(name);
+  }
+
+  /**
+   * Servers still starting whose tools selection cannot rank yet (no usable saved list): a prompt that
+   * comes now would be ranked without them.
+   */
+  unrankedStartingServers(): string[] {
+    const ranked = new Set(this.catalogue.map((t) => t.server));
+    return this.startingServers().filter((d) => !ranked.has(d.name)).map((d) => d.name);
+  }
+
+  /** Writes the current tool lists now, if they changed (deactivation, the activation bench). */
+  async saveToolLists(): Promise<void> {
+    clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    const router = this.service.router;
+    const connections = router.listConnections();
+    if (connections.some((c) => c.currentState === 'starting')) return;
+    // Servers that did not list tools this time keep what they listed before, while their definition stands.
+    const lists = new Map(this.saved);
+    for (const name of lists.keys()) if (!router.getConnection(name)) lists.delete(name);
+    const ready = connections.filter((c) => c.currentState === 'ready').map((c) => c.definition);
+    for (const [name, list] of listsToSave(router.listTools(), ready)) lists.set(name, list);
+    const text = JSON.stringify([...lists]);
+    if (text === this.lastSaved) return;
+    try {
+      await this.savedLists.save(lists);
+      this.lastSaved = text;
+      this.saved = lists;
+    } catch (error) {
+      this.service.log.warn(`The tool lists could not be saved to ${this.savedLists.file} (${describeError(error)}); the next start waits for the servers before ranking their tools.`);
+    }
+  }
+
   /** Exposed tool name → poisoning flags, for the server tree and the panel. */
   toolFlags(): ReadonlyMap<string, readonly ToolFlag[]> {
     return this.flags;
@@ -90,6 +163,30 @@ export class SelectionService implements vscode.Disposable {
     const on = this.config.get('security.quarantineFlaggedTools');
     return on ? this.quarantined : new Map<string, string>();
   };
+
+  private startingServers(): ServerDefinition[] {
+    return this.service.router.listConnections().filter((c) => c.currentState === 'starting').map((c) => c.definition);
+  }
+
+  /** Live tools plus the saved tools of servers still starting; selection gets it when it changed. */
+  private refreshCatalogue(liveChanged: boolean): void {
+    const { tools, saved } = withSavedTools(this.service.router.listTools(), this.startingServers(), this.saved);
+    const sameSaved = saved.size === this.savedNow.size && [...saved].every((n) => this.savedNow.has(n));
+    if (!liveChanged && sameSaved) return;
+    this.savedNow = saved;
+    this.inspect(tools);
+    const digest = selectionDigest(tools);
+    if (digest === this.catalogueDigest) return;
+    this.catalogueDigest = digest;
+    this.catalogue = tools;
+    void this.engine?.then((e) => e.selector.setCatalogue(tools));
+  }
+
+  private scheduleSave(): void {
+    clearTimeout(this.saveTimer);
+    this.saveTimer = setTimeout(() => void this.saveToolLists(), SAVE_DELAY_MS);
+    this.saveTimer.unref?.();
+  }
 
   private inspect(tools: readonly RoutedTool[]): void {
     const flags = inspectExposedTools(tools);
@@ -114,7 +211,9 @@ export class SelectionService implements vscode.Disposable {
   }
 
   dispose(): void {
+    clearTimeout(this.saveTimer);
     this.offTools();
+    this.offStatus();
     this.disposables.forEach((d) => d.dispose());
     void this.engine?.then((e) => e.dispose());
   }
@@ -166,7 +265,7 @@ export class SelectionService implements vscode.Disposable {
     if (this.usage) this.usage.modelId = engine.index?.modelId;
     if (engine.embedderProblem) this.service.log.warn(`Tool selection uses keywords only: ${engine.embedderProblem}`);
     for (const issue of engine.selector.issues) this.service.log.warn(`Selection settings: ${issue}`);
-    engine.selector.setCatalogue(this.service.router.listTools());
+    engine.selector.setCatalogue(this.catalogue);
     // The model's session starts while the servers are still starting, not when the first prompt comes.
     void engine.warmUp();
     this.latest = engine;

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import type { ConfigService } from './configService';
 import { parseMcpConfig, type InputResolver, type ParsedConfig } from '../core/config/mcpConfigParser';
@@ -76,23 +77,22 @@ export class ServerConfigSources implements vscode.Disposable {
     };
 
     const folders = vscode.workspace.workspaceFolders ?? [];
-    const readFile = async (uri: vscode.Uri, workspaceFolder?: string): Promise<void> => {
-      let text: string;
-      try {
-        text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-      } catch {
-        return; // no such file
-      }
-      add(await parseMcpConfig(text, { file: uri.fsPath, ...(workspaceFolder ? { workspaceFolder } : {}), resolveInput: this.resolveInput }));
-    };
+    const files: Array<{ uri: vscode.Uri; workspaceFolder: string | undefined }> = [];
     const readVsCodeFiles = this.config.get('readWorkspaceMcpJson');
     for (const folder of folders) {
-      await readFile(vscode.Uri.joinPath(folder.uri, '.vscode', ROUTER_CONFIG_NAME), folder.uri.fsPath);
-      if (readVsCodeFiles) await readFile(vscode.Uri.joinPath(folder.uri, '.vscode', 'mcp.json'), folder.uri.fsPath);
+      files.push({ uri: vscode.Uri.joinPath(folder.uri, '.vscode', ROUTER_CONFIG_NAME), workspaceFolder: folder.uri.fsPath });
+      if (readVsCodeFiles) files.push({ uri: vscode.Uri.joinPath(folder.uri, '.vscode', 'mcp.json'), workspaceFolder: folder.uri.fsPath });
     }
     if (this.userFolder) {
-      await readFile(vscode.Uri.joinPath(this.userFolder, ROUTER_CONFIG_NAME), folders[0]?.uri.fsPath);
-      if (this.config.get('readUserMcpJson')) await readFile(vscode.Uri.joinPath(this.userFolder, 'mcp.json'), folders[0]?.uri.fsPath);
+      files.push({ uri: vscode.Uri.joinPath(this.userFolder, ROUTER_CONFIG_NAME), workspaceFolder: folders[0]?.uri.fsPath });
+      if (this.config.get('readUserMcpJson')) files.push({ uri: vscode.Uri.joinPath(this.userFolder, 'mcp.json'), workspaceFolder: folders[0]?.uri.fsPath });
+    }
+    // Read together (each read waits its turn on the extension host), parsed in order: the first definition of a name wins.
+    const texts = await Promise.all(files.map(({ uri }) => readText(uri).catch(() => undefined)));
+    for (const [i, { uri, workspaceFolder }] of files.entries()) {
+      const text = texts[i];
+      if (text === undefined) continue; // no such file
+      add(await parseMcpConfig(text, { file: uri.fsPath, ...(workspaceFolder ? { workspaceFolder } : {}), resolveInput: this.resolveInput }));
     }
 
     const fromSettings = this.config.get('servers');
@@ -137,4 +137,13 @@ export class ServerConfigSources implements vscode.Disposable {
       this.changed.fire();
     }, RELOAD_DEBOUNCE_MS);
   }
+}
+
+/**
+ * A config file's text. Files on the extension host's own disk are read directly: `workspace.fs` goes
+ * through the window's process, and at start-up it waits behind every other extension's requests.
+ */
+async function readText(uri: vscode.Uri): Promise<string> {
+  if (uri.scheme === 'file') return readFile(uri.fsPath, 'utf8');
+  return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
 }

@@ -5,6 +5,7 @@
  * handler with the real model object and a recording stand-in for the response stream.
  */
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -227,6 +228,29 @@ describe('@router chat participant (with a fake scripted model)', function () {
       assert.equal(processesWith('server-memory/dist/index.js', under).length, 1);
     } finally {
       await client.close();
+    }
+  });
+
+  it('ranks a starting server on the tools it listed last time, and offers them once it lists them', async () => {
+    const { router, fake, model } = await apis();
+    await router.selection.saveToolLists();
+    const saved = JSON.parse(await readFile(router.selection.toolListsFile, 'utf8')) as { servers: Record<string, { tools: Array<{ exposedName: string }> }> };
+    assert.ok(saved.servers['memory']?.tools.some((t) => t.exposedName === 'memory_read_graph'), 'the memory server\'s list is saved');
+    await router.service.setServerEnabled('memory', false);
+    try {
+      await router.service.setServerEnabled('memory', true);
+      assert.equal(router.service.router.getConnection('memory')?.currentState, 'starting');
+      assert.equal(router.service.router.getTool('memory_read_graph'), undefined, 'not listed yet');
+      assert.ok(router.selection.isSavedOnly('memory_read_graph'), 'ranked from the saved list meanwhile');
+      fake.setScript([{ toolCalls: [{ name: 'memory_read_graph', input: {} }] }, { text: 'The graph: {last}' }]);
+      const { stream, result } = await ask(router, model, 'read the whole knowledge graph from memory');
+      assert.ok(stream.progressMessages.some((m) => /Waiting for memory to start/.test(m)), JSON.stringify(stream.progressMessages));
+      assert.ok(fake.requests[0]!.tools.includes('memory_read_graph'), JSON.stringify(fake.requests[0]!.tools));
+      assert.deepEqual((result.metadata as { calls: string[] }).calls, ['memory_read_graph']);
+      assert.equal(router.selection.isSavedOnly('memory_read_graph'), false, 'live once listed');
+    } finally {
+      await router.service.setServerEnabled('memory', true);
+      await router.service.router.whenSettled(60_000);
     }
   });
 
