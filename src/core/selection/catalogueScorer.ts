@@ -1,5 +1,5 @@
 import { splitClauses } from './clauses';
-import { splitSteps, type StepRanking } from './steps';
+import { refersBack, splitSteps, type StepRanking } from './steps';
 import { CompanionIndex, type Companion } from './companions';
 import { fileTypeWords } from './fileTypes';
 import { liftGeneralTools, type GeneralLift } from './generalLift';
@@ -10,6 +10,7 @@ import { topIndices, zScores } from './rankMath';
 import type { SelectableTool } from './selectionTypes';
 import type { SelectionOptions } from './selectionOptions';
 import { boostByServerIds, serverIdsOf } from './serverAware';
+import { ServerNames } from './serverNames';
 import type { ToolIndex } from './toolIndex';
 import { describeError } from '../errors/describeError';
 
@@ -93,6 +94,8 @@ export class CatalogueScorer {
   private readonly byName: ReadonlyMap<string, number>;
   private readonly serverIds: Int32Array;
   private readonly serverCount: number;
+  /** Which servers a text names, by server number. */
+  private readonly serverNames: ServerNames;
   /** Whether each tool is described mostly in Chinese, Japanese or Korean, in catalogue order. */
   private readonly unspaced: readonly boolean[];
   /** Each general-purpose kind's tools in the catalogue (tool probability ≥ generalToolMin). */
@@ -112,6 +115,9 @@ export class CatalogueScorer {
     this.n = tools.length;
     this.byName = new Map(tools.map((t, i) => [t.name, i]));
     ({ ids: this.serverIds, count: this.serverCount } = serverIdsOf(tools.map((t) => t.server)));
+    const idOf: string[] = [];
+    tools.forEach((t, i) => (idOf[this.serverIds[i]!] ??= t.server));
+    this.serverNames = new ServerNames(idOf);
     this.unspaced = tools.map((t) => isUnspaced(t.description ?? ''));
     this.kindTools = findKindTools(tools, deps.needs, options.generalToolMin);
     this.companions = new CompanionIndex(tools);
@@ -211,22 +217,33 @@ export class CatalogueScorer {
    * need (none for a one-step prompt). A step is scored as the prompt is, server boost included.
    */
   private async rankSteps(prompt: string, scorePart: (text: string) => Promise<TextScores>, timings: Record<string, number>): Promise<StepRanking[]> {
-    const { stepHead, cap, serverBoost, companionHead } = this.options;
+    const { stepHead, cap, serverBoost, companionHead, stepServerLift, stepContext } = this.options;
     if (stepHead <= 0) return [];
     const t0 = performance.now();
     const out: StepRanking[] = [];
     const steps = splitSteps(prompt);
+    let previous: Float64Array | undefined;
     for (const step of steps.length > 1 ? steps : []) {
       const part = await scorePart(step);
       if (!part.fused) continue;
       const scores = part.fused.slice();
+      // A step that refers back is read with the step before it, so it stays on the same thing.
+      if (previous && stepContext > 0 && refersBack(step)) for (let i = 0; i < scores.length; i++) scores[i] = (1 - stepContext) * scores[i]! + stepContext * previous[i]!;
+      previous = part.fused;
       if (serverBoost > 0) boostByServerIds(scores, this.serverIds, this.serverCount, serverBoost);
+      if (stepServerLift > 0) this.liftNamed(scores, this.serverNames.named(step), stepServerLift);
       const ranked = topIndices(scores, cap);
       const companions = companionHead > 0 ? this.companions.companionsFor(ranked.slice(0, stepHead), scores, step) : [];
       out.push({ step, ranked, companions: companions.map((c) => c.index) });
     }
     timings['steps'] = performance.now() - t0;
     return out;
+  }
+
+  /** Lifts the tools of the servers a step names by `lift`, so the step stays on the app it asks for. */
+  private liftNamed(scores: Float64Array, named: ReadonlySet<number>, lift: number): void {
+    if (named.size === 0) return;
+    for (let i = 0; i < scores.length; i++) if (named.has(this.serverIds[i]!)) scores[i] = scores[i]! + lift;
   }
 
   /** Adds what similar past prompts needed to `fused`; returns the hints by position, if any. */

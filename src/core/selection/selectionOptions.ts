@@ -24,6 +24,16 @@ export const DEFAULT_STEP_HEAD = 2;
 /** A task of several steps sends at least this many tools per step, in turns from the steps' rankings. */
 export const DEFAULT_STEP_SHARE = 6;
 /**
+ * Inside a task's steps, the tools of a server the step names ("… in chatwork", "search console") gain this
+ * many z-score units (0: off).
+ */
+export const DEFAULT_STEP_SERVER_LIFT = 6;
+/**
+ * A step that refers back ("share it with hr@…", "say hello there") is scored as (1 − w)·its own score +
+ * w·the step before it's, so it stays on the thing that step named (0: off).
+ */
+export const DEFAULT_STEP_CONTEXT = 0.3;
+/**
  * Companion listers (companions.ts) are looked for behind this many of the best tools: the tools the
  * prompt most likely acts on. Past six, more found nothing more.
  */
@@ -76,6 +86,10 @@ export interface SelectionOptions {
   readonly stepHead: number;
   /** A task of several steps sends at least this many tools per step, within the cap. */
   readonly stepShare: number;
+  /** Inside a step, the tools of a server the step names gain this (z-score units; 0: off); see serverNames.ts. */
+  readonly stepServerLift: number;
+  /** A step that refers back is blended with the step before it, this weight on that step (0–1; 0: off); see steps.ts. */
+  readonly stepContext: number;
   /** The best this many tools sent each bring their server's lister of the same resource (0: off); see companions.ts. */
   readonly companionHead: number;
   /** Hard cap on the tools sent, after core, pinned and sticky tools. */
@@ -123,6 +137,8 @@ export const DEFAULT_SELECTION_OPTIONS: SelectionOptions = {
   clauseHead: DEFAULT_CLAUSE_HEAD,
   stepHead: DEFAULT_STEP_HEAD,
   stepShare: DEFAULT_STEP_SHARE,
+  stepServerLift: DEFAULT_STEP_SERVER_LIFT,
+  stepContext: DEFAULT_STEP_CONTEXT,
   companionHead: DEFAULT_COMPANION_HEAD,
   crossScript: 1,
   fileTypes: 1,

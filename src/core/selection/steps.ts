@@ -72,6 +72,14 @@ function wordCount(text: string): number {
   return text.split(/\s+/).filter(Boolean).length;
 }
 
+/** Words by which a step refers to what an earlier step named: "share it", "say hello there", "move those". */
+const REFERS_BACK = /\b(?:it|its|them|their|those|these|there|that|this|both|each|him|her|his|they|ones?)\b/i;
+
+/** Whether a step refers back to what the step before it named, and should be read with it. */
+export function refersBack(step: string): boolean {
+  return REFERS_BACK.test(step);
+}
+
 /** One step of a task and its own ranking of the catalogue (positions, best first). */
 export interface StepRanking {
   readonly step: string;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { MAX_STEPS, splitSteps, stepPicks, type StepRanking } from '../../../src/core/selection/steps';
+import { MAX_STEPS, refersBack, splitSteps, stepPicks, type StepRanking } from '../../../src/core/selection/steps';
 import { DEFAULT_SELECTION_OPTIONS, ToolSelector, type LexicalScorer, type SelectionOptions } from '../../../src/core/selection/toolSelector';
 import type { SelectableTool } from '../../../src/core/selection/selectionTypes';
 
@@ -30,6 +30,11 @@ describe('steps of a task', () => {
   it('glues a fragment too short to be a step to the step before it', () => {
     assert.deepEqual(splitSteps('find the report, post it in the team room and save'), ['find the report', 'post it in the team room save']);
     assert.deepEqual(splitSteps('post the summary in the team room and save'), ['post the summary in the team room and save']);
+  });
+
+  it('tells a step that refers back to what an earlier step named', () => {
+    for (const step of ['share it with hr@example.org', 'say hello there', 'move those to phone screen', 'drop both into the room']) assert.ok(refersBack(step), step);
+    for (const step of ['create a fresh basket', 'post the summary in the team room']) assert.ok(!refersBack(step), step);
   });
 
   it('reads a long list of actions as a paste, not a task', () => {
@@ -67,7 +72,7 @@ describe('step shares in selection', () => {
     score: (text: string) => names.map((_, i) => (steps[text] !== undefined ? (i === steps[text] ? 1 : 0) : [0.3, 0.2, 0.1, 1, 0.9, 0.8, 0.7][i]!)),
   });
   const select = async (prompt: string, options: Partial<SelectionOptions>): Promise<string[]> => {
-    const s = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, serverBoost: 0, clauseWeight: 0, clauseHead: 0, companionHead: 0, lexicalWeight: 1, lexicalZThreshold: 0, minTools: 1, depth: 0, ...options }, { createLexical: lexical });
+    const s = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, serverBoost: 0, clauseWeight: 0, clauseHead: 0, companionHead: 0, stepServerLift: 0, stepContext: 0, lexicalWeight: 1, lexicalZThreshold: 0, minTools: 1, depth: 0, ...options }, { createLexical: lexical });
     s.setCatalogue(tools);
     return (await s.select({ prompt })).tools.map((t) => t.name).sort();
   };
@@ -77,6 +82,26 @@ describe('step shares in selection', () => {
     assert.deepEqual(await select(prompt, { stepHead: 0 }), ['misc_a']);
     assert.deepEqual(await select(prompt, { stepHead: 1, stepShare: 0 }), ['chat_ping_user', 'ci_failed_builds', 'misc_a', 'tracker_open_issue']);
     assert.equal((await select(prompt, { stepHead: 1, stepShare: 2 })).length, 6, 'the count grows with the steps: 2 per step');
+  });
+
+  it('lifts, inside a step, the tools of the server the step or its task names', async () => {
+    // A FAKE lexical scorer: the step "say hello in the room" matches the video room tool better than the chat one.
+    const roomNames = ['tasks_find_applicants', 'video_room_rule', 'chatwork_post_message', 'misc_a', 'misc_b'];
+    const roomTools: SelectableTool[] = roomNames.map((name) => ({ name, server: name.split('_')[0]!, description: name }));
+    const rows: Record<string, number[]> = { 'find the applicants': [1, 0, 0, 0, 0], 'say hello in the room': [0, 1, 0.8, 0, 0] };
+    const roomLexical = (): LexicalScorer => ({ score: (text: string) => rows[text] ?? [0, 0, 0, 1, 0.9] });
+    const pick = async (prompt: string, stepServerLift: number): Promise<string[]> => {
+      const s = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, serverBoost: 0, clauseWeight: 0, clauseHead: 0, companionHead: 0, lexicalWeight: 1, lexicalZThreshold: 0, minTools: 1, depth: 0, stepHead: 1, stepShare: 0, stepContext: 0, stepServerLift }, { createLexical: roomLexical });
+      s.setCatalogue(roomTools);
+      return (await s.select({ prompt })).tools.map((t) => t.name).sort();
+    };
+    const prompt = 'find the applicants, and say hello in the room';
+    assert.ok((await pick(prompt, 0)).includes('video_room_rule'));
+    assert.ok(!(await pick(prompt, 0)).includes('chatwork_post_message'));
+    rows['say hello in the chatwork room'] = [0, 1, 0.8, 0, 0];
+    assert.ok((await pick('find the applicants, and say hello in the chatwork room', 6)).includes('chatwork_post_message'), 'the step names chatwork');
+    rows['find the chatwork applicants'] = [1, 0, 0, 0, 0];
+    assert.ok((await pick('find the chatwork applicants, and say hello in the room', 6)).includes('chatwork_post_message'), 'the task names chatwork');
   });
 
   it('leaves a one-step prompt’s tools as they were', async () => {
