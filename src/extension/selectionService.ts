@@ -64,7 +64,8 @@ export class SelectionService implements vscode.Disposable {
     private readonly config: ConfigService,
     private readonly usage?: UsageMemory,
   ) {
-    this.savedLists = new SavedToolLists(vscode.Uri.joinPath(context.globalStorageUri, SAVED_TOOL_LISTS_FILE_NAME).fsPath, (m) => service.log.warn(m));
+    // Per workspace, as its servers are: two windows on different folders must not drop each other's lists.
+    this.savedLists = new SavedToolLists(vscode.Uri.joinPath(context.storageUri ?? context.globalStorageUri, SAVED_TOOL_LISTS_FILE_NAME).fsPath, (m) => service.log.warn(m));
     this.refreshCatalogue(true);
     // Flags are computed synchronously here, before the tree and the panel (which subscribe later) redraw.
     this.offTools = service.router.onDidChangeTools(() => {
@@ -106,7 +107,7 @@ export class SelectionService implements vscode.Disposable {
     return engine.selector.select({ prompt, ...options });
   }
 
-  /** Where the tool lists are saved (the extension's global storage). */
+  /** Where the tool lists are saved (the workspace's storage; global storage when no folder is open). */
   get toolListsFile(): string {
     return this.savedLists.file;
   }

@@ -5,7 +5,8 @@
  * server is starting under the same launch and tool filters it had when the list was saved.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import * as path from 'node:path';
 import type { ServerDefinition } from '../config/serverConfig';
 import type { ServerTool } from '../connection/serverTool';
 import { toServerTool } from '../connection/serverTool';
@@ -93,6 +94,7 @@ export class SavedToolLists {
 
   async save(lists: ReadonlyMap<string, SavedServerTools>): Promise<void> {
     const servers = Object.fromEntries([...lists].map(([name, l]) => [name, { key: l.key, tools: l.tools.map(({ name, tool }) => ({ ...tool, exposedName: name })) }]));
+    await mkdir(path.dirname(this.file), { recursive: true });
     await writeFileAtomic(this.file, JSON.stringify({ format: FORMAT, version: VERSION, servers }), { mode: 0o600 });
   }
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DEFAULT_ROUTER_OPTIONS, type ServerDefinition } from '../../../src/core/config/serverConfig';
@@ -19,7 +19,7 @@ const read: ServerTool = { name: 'read', description: 'Reads a file', inputSchem
 const write: ServerTool = { name: 'write', title: 'Write', inputSchema: { type: 'object' }, annotations: { destructiveHint: true } };
 const add: ServerTool = { name: 'add', description: 'Adds a note' };
 const live: RoutedTool[] = [routedTool('files_read', 'files', read, undefined), routedTool('files_write', 'files', write, undefined), routedTool('notes_add', 'notes', add, undefined)];
-const tempFile = (): string => path.join(mkdtempSync(path.join(os.tmpdir(), 'tool-lists-')), 'tool-lists.json');
+const tempFile = (): string => path.join(mkdtempSync(path.join(os.tmpdir(), 'tool-lists-')), 'workspace', 'tool-lists.json');
 
 describe('saved tool lists', () => {
   it('keys a list by the launch and the tool filters, never by environment values (which may be secrets)', () => {
@@ -52,7 +52,7 @@ describe('saved tool lists', () => {
     assert.deepEqual([...names], ['files_write']);
   });
 
-  it('writes the file readable by the user only, and reads it back', async () => {
+  it('writes the file readable by the user only, making its folder, and reads it back', async () => {
     const file = tempFile();
     const store = new SavedToolLists(file);
     await store.save(listsToSave(live, [files, notes]));
@@ -78,6 +78,7 @@ describe('saved tool lists', () => {
       [JSON.stringify({ format: 'mcp-tool-router/tool-lists', version: 1, servers: { files: { key: 'k', tools: [{ name: 'read' }] } } }), /exposedName/],
     ] as const) {
       const file = tempFile();
+      mkdirSync(path.dirname(file));
       writeFileSync(file, text);
       const lines: string[] = [];
       const lists = await new SavedToolLists(file, (m) => lines.push(m)).load();
