@@ -44,6 +44,9 @@ export interface UsageHints {
  */
 export const USAGE_HINT_WEIGHT = 2;
 
+/** A server a step names is lifted only when its best tool scores at least this share of the step's best. */
+export const NAMED_SERVER_SHARE = 0.5;
+
 /** A companion lister is lifted to this far (z-score units) below the tool it serves, so it ranks beside it. */
 export const COMPANION_BELOW = 0.1;
 /**
@@ -240,10 +243,23 @@ export class CatalogueScorer {
     return out;
   }
 
-  /** Lifts the tools of the servers a step names by `lift`, so the step stays on the app it asks for. */
+  /**
+   * Lifts the tools of the servers a step names by `lift`, so the step stays on the app it asks for. A
+   * server whose best tool scores under NAMED_SERVER_SHARE of the step's best is left alone: its name is
+   * then more likely a plain word of the step ("list everything it imports") than the app it asks for.
+   */
   private liftNamed(scores: Float64Array, named: ReadonlySet<number>, lift: number): void {
     if (named.size === 0) return;
-    for (let i = 0; i < scores.length; i++) if (named.has(this.serverIds[i]!)) scores[i] = scores[i]! + lift;
+    let top = -Infinity;
+    const best = new Map<number, number>();
+    for (let i = 0; i < scores.length; i++) {
+      const v = scores[i]!;
+      if (v > top) top = v;
+      const server = this.serverIds[i]!;
+      if (named.has(server) && v > (best.get(server) ?? -Infinity)) best.set(server, v);
+    }
+    const lifted = new Set([...best].filter(([, v]) => top <= 0 || v >= NAMED_SERVER_SHARE * top).map(([server]) => server));
+    for (let i = 0; i < scores.length; i++) if (lifted.has(this.serverIds[i]!)) scores[i] = scores[i]! + lift;
   }
 
   /** Adds what similar past prompts needed to `fused`; returns the hints by position, if any. */

@@ -84,12 +84,12 @@ describe('step shares in selection', () => {
     assert.equal((await select(prompt, { stepHead: 1, stepShare: 2 })).length, 6, 'the count grows with the steps: 2 per step');
   });
 
-  it('lifts, inside a step, the tools of the server the step or its task names', async () => {
+  it('lifts, inside a step, the tools of the server the step names, unless its name is only a word there', async () => {
     // A FAKE lexical scorer: the step "say hello in the room" matches the video room tool better than the chat one.
-    const roomNames = ['tasks_find_applicants', 'video_room_rule', 'chatwork_post_message', 'misc_a', 'misc_b'];
+    const roomNames = ['tasks_find_applicants', 'video_room_rule', 'chatwork_post_message', 'misc_a', 'misc_b', 'everything_echo'];
     const roomTools: SelectableTool[] = roomNames.map((name) => ({ name, server: name.split('_')[0]!, description: name }));
-    const rows: Record<string, number[]> = { 'find the applicants': [1, 0, 0, 0, 0], 'say hello in the room': [0, 1, 0.8, 0, 0] };
-    const roomLexical = (): LexicalScorer => ({ score: (text: string) => rows[text] ?? [0, 0, 0, 1, 0.9] });
+    const rows: Record<string, number[]> = { 'find the applicants': [1, 0, 0, 0, 0, 0], 'say hello in the room': [0, 1, 0.8, 0, 0, 0] };
+    const roomLexical = (): LexicalScorer => ({ score: (text: string) => rows[text] ?? [0, 0, 0, 1, 0.9, 0] });
     const pick = async (prompt: string, stepServerLift: number): Promise<string[]> => {
       const s = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, serverBoost: 0, clauseWeight: 0, clauseHead: 0, companionHead: 0, lexicalWeight: 1, lexicalZThreshold: 0, minTools: 1, depth: 0, stepHead: 1, stepShare: 0, stepContext: 0, stepServerLift }, { createLexical: roomLexical });
       s.setCatalogue(roomTools);
@@ -98,10 +98,18 @@ describe('step shares in selection', () => {
     const prompt = 'find the applicants, and say hello in the room';
     assert.ok((await pick(prompt, 0)).includes('video_room_rule'));
     assert.ok(!(await pick(prompt, 0)).includes('chatwork_post_message'));
-    rows['say hello in the chatwork room'] = [0, 1, 0.8, 0, 0];
+    rows['say hello in the chatwork room'] = [0, 1, 0.8, 0, 0, 0];
+    assert.ok(!(await pick('find the applicants, and say hello in the chatwork room', 0)).includes('chatwork_post_message'), 'not without the lift');
     assert.ok((await pick('find the applicants, and say hello in the chatwork room', 6)).includes('chatwork_post_message'), 'the step names chatwork');
-    rows['find the chatwork applicants'] = [1, 0, 0, 0, 0];
-    assert.ok((await pick('find the chatwork applicants, and say hello in the room', 6)).includes('chatwork_post_message'), 'the task names chatwork');
+    // Named by the other step, where chatwork's tools do not match: lifted in neither step.
+    rows['find the chatwork applicants'] = [1, 0, 0, 0, 0, 0];
+    assert.ok(!(await pick('find the chatwork applicants, and say hello in the room', 6)).includes('chatwork_post_message'), 'a step lifts only a server it names and matches');
+    // "everything" is a word of this step, and the everything server's tool scores far below its best: not lifted.
+    rows['find the applicants'] = [1, 0, 0, 0, 0, 0.1];
+    rows['say hello to everything in the room'] = [0, 1, 0.8, 0, 0, 0.1];
+    assert.ok(!(await pick('find the applicants, and say hello to everything in the room', 6)).includes('everything_echo'), 'a weak named server is left alone');
+    rows['say hello to everything in the room'] = [0, 1, 0.8, 0, 0, 0.9];
+    assert.ok((await pick('find the applicants, and say hello to everything in the room', 6)).includes('everything_echo'), 'a named server that matches the step is lifted');
   });
 
   it('leaves a one-step prompt’s tools as they were', async () => {
