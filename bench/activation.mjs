@@ -8,6 +8,7 @@
 // It prints each host's timeline and the medians over RUNS runs (BENCH_RUNS, default 3).
 // `-- --baseline REV` also measures the extension as it was at git revision REV (exported and built in a
 // temporary folder), alternating with this checkout run by run, and prints both side by side.
+// BENCH_SERVER_DELAY_MS=MS makes the server wait that long before it answers (default 0).
 // BENCH_PROFILE_DIR=DIR writes a CPU profile of each host, from activate() to the first selection.
 // Last line: {"activate_ms", "servers_started_ms", "first_install_first_selection_ms",
 // "cold_first_selection_ms", "warm_first_selection_ms"}, and with --baseline the same under "before"
@@ -20,6 +21,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+// BENCH_SERVER_DELAY_MS: the server waits this long before answering, as an npx-launched one may.
+const SERVER_DELAY_MS = Number(process.env.BENCH_SERVER_DELAY_MS ?? 0);
 const TOOLS = 1000;
 const baselineAt = process.argv.indexOf('--baseline');
 const BASELINE_REV = baselineAt >= 0 ? process.argv[baselineAt + 1] : undefined;
@@ -68,7 +71,7 @@ function removeEmbeddingCache(userData) {
 function run(extensionRoot, name, i, into) {
   const workspace = mkdtempSync(path.join(os.tmpdir(), 'activation-bench-'));
   mkdirSync(path.join(workspace, '.vscode'));
-  const server = { command: 'node', args: [path.join(ROOT, 'test/fixtures/servers/catalogueServer.mjs'), '--tools', path.join(ROOT, 'data/requests/tools.jsonl'), '--limit', String(TOOLS)] };
+  const server = { command: 'node', args: [path.join(ROOT, 'test/fixtures/servers/catalogueServer.mjs'), '--tools', path.join(ROOT, 'data/requests/tools.jsonl'), '--limit', String(TOOLS), '--start-delay', String(SERVER_DELAY_MS)] };
   writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'toolRouter.servers': { bench: server } }));
   const userData = path.join(workspace, 'user-data');
   mkdirSync(userData);
@@ -112,4 +115,4 @@ const line = (label, x) =>
 console.log(`median of ${RUNS}, after activate() began:`);
 if (b) console.log(`  ${line(`before (${BASELINE_REV})`, b)}`);
 console.log(`  ${line(b ? 'now' : 'this checkout', s)}`);
-console.log(JSON.stringify({ ...s, ...(b ? { before: { rev: BASELINE_REV, ...b } } : {}) }));
+console.log(JSON.stringify({ ...s, server_delay_ms: SERVER_DELAY_MS, ...(b ? { before: { rev: BASELINE_REV, ...b } } : {}) }));

@@ -6,7 +6,7 @@ import type { Selection } from '../core/selection/selectionTypes';
 import type { SelectionOptions, SelectionRequest } from '../core/selection/toolSelector';
 import { inspectExposedTools, quarantineOf, type ToolFlag } from '../core/security/toolPoisoning';
 import type { RoutedTool } from '../core/router/toolRouter';
-import { listsToSave, SavedToolLists, SAVED_TOOL_LISTS_FILE_NAME, selectionDigest, withSavedTools, type SavedServerTools } from '../core/router/savedToolLists';
+import { listsToSave, SavedToolLists, SAVED_TOOL_LISTS_FOLDER, savedListsFile, selectionDigest, withSavedTools, type SavedServerTools } from '../core/router/savedToolLists';
 import type { UsageMemory } from '../core/learning/usageMemory';
 import type { RouterService } from './routerService';
 import { SETTING_DEFAULTS } from './settingsSchema';
@@ -65,7 +65,9 @@ export class SelectionService implements vscode.Disposable {
     private readonly usage?: UsageMemory,
   ) {
     // Per workspace, as its servers are: two windows on different folders must not drop each other's lists.
-    this.savedLists = new SavedToolLists(vscode.Uri.joinPath(context.storageUri ?? context.globalStorageUri, SAVED_TOOL_LISTS_FILE_NAME).fsPath, (m) => service.log.warn(m));
+    // By path alone: a remote authority (code-server's host and port) may differ from one start to the next.
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.path);
+    this.savedLists = new SavedToolLists(savedListsFile(vscode.Uri.joinPath(context.globalStorageUri, SAVED_TOOL_LISTS_FOLDER).fsPath, folders), (m) => service.log.warn(m));
     this.refreshCatalogue(true);
     // Flags are computed synchronously here, before the tree and the panel (which subscribe later) redraw.
     this.offTools = service.router.onDidChangeTools(() => {
@@ -107,7 +109,7 @@ export class SelectionService implements vscode.Disposable {
     return engine.selector.select({ prompt, ...options });
   }
 
-  /** Where the tool lists are saved (the workspace's storage; global storage when no folder is open). */
+  /** Where this workspace's tool lists are saved (global storage, a file per set of workspace folders). */
   get toolListsFile(): string {
     return this.savedLists.file;
   }

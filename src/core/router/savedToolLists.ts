@@ -5,7 +5,7 @@
  * server is starting under the same launch and tool filters it had when the list was saved.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { ServerDefinition } from '../config/serverConfig';
 import type { ServerTool } from '../connection/serverTool';
@@ -17,7 +17,10 @@ import { isRecord } from '../util/isRecord';
 import { describeError } from '../errors/describeError';
 import { routedTool, type RoutedTool } from './routedTool';
 
-export const SAVED_TOOL_LISTS_FILE_NAME = 'tool-lists.json';
+/** The folder of saved lists, one file per workspace, in the extension's global storage. */
+export const SAVED_TOOL_LISTS_FOLDER = 'tool-lists';
+/** The newest files this many are kept; older workspaces' lists are removed when one is saved. */
+export const MAX_SAVED_WORKSPACES = 20;
 const FORMAT = 'mcp-tool-router/tool-lists';
 const VERSION = 1;
 /** A larger file is not ours: thousands of real tools stay far below it. */
@@ -70,6 +73,15 @@ function serverToolOf(t: RoutedTool): ServerTool {
   };
 }
 
+/**
+ * The file of one workspace's lists in `folder`, named by a digest of its folders' paths, so the same
+ * folders find it again whatever window, port or remote authority opens them.
+ */
+export function savedListsFile(folder: string, workspaceFolders: readonly string[]): string {
+  const id = createHash('sha256').update(canonicalJson([...workspaceFolders].sort())).digest('hex').slice(0, 32);
+  return path.join(folder, `${id}.json`);
+}
+
 /** Reads and writes the saved lists: one JSON file, written whole through a rename. */
 export class SavedToolLists {
   constructor(readonly file: string, private readonly log: (message: string) => void = () => undefined) {}
@@ -96,6 +108,17 @@ export class SavedToolLists {
     const servers = Object.fromEntries([...lists].map(([name, l]) => [name, { key: l.key, tools: l.tools.map(({ name, tool }) => ({ ...tool, exposedName: name })) }]));
     await mkdir(path.dirname(this.file), { recursive: true });
     await writeFileAtomic(this.file, JSON.stringify({ format: FORMAT, version: VERSION, servers }), { mode: 0o600 });
+    await this.prune();
+  }
+
+  /** Removes all but the MAX_SAVED_WORKSPACES newest files beside this one; a file that cannot go stays. */
+  private async prune(): Promise<void> {
+    const folder = path.dirname(this.file);
+    const names = (await readdir(folder).catch(() => [] as string[])).filter((n) => /^[0-9a-f]{32}\.json$/.test(n));
+    if (names.length <= MAX_SAVED_WORKSPACES) return;
+    const dated = await Promise.all(names.map(async (n) => ({ file: path.join(folder, n), at: (await stat(path.join(folder, n)).catch(() => undefined))?.mtimeMs ?? 0 })));
+    dated.sort((a, b) => b.at - a.at);
+    for (const { file } of dated.slice(MAX_SAVED_WORKSPACES)) if (file !== this.file) await rm(file, { force: true }).catch(() => undefined);
   }
 }
 

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DEFAULT_ROUTER_OPTIONS, type ServerDefinition } from '../../../src/core/config/serverConfig';
 import type { ServerTool } from '../../../src/core/connection/serverTool';
 import { routedTool, type RoutedTool } from '../../../src/core/router/routedTool';
-import { listsToSave, parseSavedLists, SavedToolLists, savedListKey, selectionDigest, withSavedTools } from '../../../src/core/router/savedToolLists';
+import { listsToSave, MAX_SAVED_WORKSPACES, parseSavedLists, SavedToolLists, savedListKey, savedListsFile, selectionDigest, withSavedTools } from '../../../src/core/router/savedToolLists';
 
 type Def = Pick<ServerDefinition, 'name' | 'launch' | 'options'>;
 const def = (name: string, args: string[] = [], env: Record<string, string> = {}, denied: string[] = []): Def => ({
@@ -89,6 +89,29 @@ describe('saved tool lists', () => {
       // The file is left as it was: the next save replaces it whole.
       assert.equal(readFileSync(file, 'utf8'), text);
     }
+  });
+
+  it('names one file per set of workspace folders, whatever their order', () => {
+    assert.equal(savedListsFile('/s', ['/a', '/b']), savedListsFile('/s', ['/b', '/a']));
+    assert.notEqual(savedListsFile('/s', ['/a']), savedListsFile('/s', ['/a', '/b']));
+    assert.notEqual(savedListsFile('/s', []), savedListsFile('/s', ['/a']));
+    assert.match(path.basename(savedListsFile('/s', [])), /^[0-9a-f]{32}\.json$/);
+  });
+
+  it('keeps the lists of the most recently saved workspaces only', async () => {
+    const folder = mkdtempSync(path.join(os.tmpdir(), 'tool-lists-'));
+    const lists = listsToSave(live, [files]);
+    for (let i = 0; i < MAX_SAVED_WORKSPACES + 3; i++) {
+      const file = savedListsFile(folder, [`/w${i}`]);
+      await new SavedToolLists(file).save(lists);
+      // Older saves get older times, as they would have over days.
+      utimesSync(file, new Date(1_000_000 + i * 1000), new Date(1_000_000 + i * 1000));
+    }
+    await new SavedToolLists(savedListsFile(folder, ['/w0'])).save(lists);
+    const left = readdirSync(folder);
+    assert.equal(left.length, MAX_SAVED_WORKSPACES);
+    assert.ok(left.includes(path.basename(savedListsFile(folder, ['/w0']))), 'the one just saved stays');
+    for (const gone of [1, 2, 3]) assert.ok(!left.includes(path.basename(savedListsFile(folder, [`/w${gone}`]))), `the oldest go (w${gone})`);
   });
 
   it('parses what it writes and nothing it does not understand', () => {
