@@ -34,7 +34,8 @@ const TEAM = path.join(REPO_ROOT, 'data', 'requests');
 
 /** Every setting of a run, with its reason. */
 export const NEEDS_SETTINGS = {
-  seed: 20261125,
+  /** Chosen among three seeds on the team dev split and the needs dev part (docs/model.md). */
+  seed: 3,
   /** Passes over the examples; on these sizes the loss has flattened well before the last. */
   epochs: 12,
   /** AdaGrad's base step; a wide range of steps converges here, and this one was chosen on the team dev split. */
