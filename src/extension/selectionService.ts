@@ -81,6 +81,8 @@ export class SelectionService implements vscode.Disposable {
     });
     this.savedListsRead = this.savedLists.load().then((saved) => {
       this.saved = saved;
+      // Unchanged lists are not written again.
+      this.lastSaved = JSON.stringify([...saved]);
       this.refreshCatalogue(false);
     });
     this.disposables.push(
