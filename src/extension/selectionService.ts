@@ -179,11 +179,12 @@ export class SelectionService implements vscode.Disposable {
     const sameSaved = saved.size === this.savedNow.size && [...saved].every((n) => this.savedNow.has(n));
     if (!liveChanged && sameSaved) return;
     this.savedNow = saved;
-    this.inspect(tools);
+    // The digest covers all the poisoning check reads too (names, servers, descriptions, schemas).
     const digest = selectionDigest(tools);
     if (digest === this.catalogueDigest) return;
     this.catalogueDigest = digest;
     this.catalogue = tools;
+    this.inspect(tools);
     void this.engine?.then((e) => e.selector.setCatalogue(tools));
   }
 
