@@ -117,10 +117,9 @@ export class CatalogueScorer {
   ) {
     this.n = tools.length;
     this.byName = new Map(tools.map((t, i) => [t.name, i]));
-    ({ ids: this.serverIds, count: this.serverCount } = serverIdsOf(tools.map((t) => t.server)));
-    const idOf: string[] = [];
-    tools.forEach((t, i) => (idOf[this.serverIds[i]!] ??= t.server));
-    this.serverNames = new ServerNames(idOf);
+    const servers = serverIdsOf(tools.map((t) => t.server));
+    ({ ids: this.serverIds, count: this.serverCount } = servers);
+    this.serverNames = new ServerNames(servers.names);
     this.unspaced = tools.map((t) => isUnspaced(t.description ?? ''));
     this.kindTools = findKindTools(tools, deps.needs, options.generalToolMin);
     this.companions = new CompanionIndex(tools);

@@ -41,8 +41,11 @@ export function boostByServer(scores: Float64Array, servers: readonly string[], 
   boostByServerIds(scores, ids, count, weight);
 }
 
-/** Each tool's server as a number (servers numbered in order of first appearance), and how many servers there are. */
-export function serverIdsOf(servers: readonly string[]): { ids: Int32Array; count: number } {
+/**
+ * Each tool's server as a number (servers numbered in order of first appearance), how many servers there
+ * are, and each number's server.
+ */
+export function serverIdsOf(servers: readonly string[]): { ids: Int32Array; count: number; names: string[] } {
   const numbers = new Map<string, number>();
   const ids = new Int32Array(servers.length);
   for (let i = 0; i < servers.length; i++) {
@@ -50,7 +53,7 @@ export function serverIdsOf(servers: readonly string[]): { ids: Int32Array; coun
     if (id === undefined) numbers.set(servers[i]!, (id = numbers.size));
     ids[i] = id;
   }
-  return { ids, count: numbers.size };
+  return { ids, count: numbers.size, names: [...numbers.keys()] };
 }
 
 /**

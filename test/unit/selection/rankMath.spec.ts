@@ -64,8 +64,10 @@ describe('server boost by numbered servers', () => {
       const expected = Float64Array.from(scores);
       const strengths = serverStrengths(expected, servers);
       if (strengths.size >= 2) for (let i = 0; i < n; i++) expected[i] = expected[i]! + 0.5 * strengths.get(servers[i]!)!;
-      const { ids, count } = serverIdsOf(servers);
+      const { ids, count, names: byId } = serverIdsOf(servers);
       assert.equal(count, new Set(servers).size);
+      assert.deepEqual(byId, [...new Set(servers)]);
+      servers.forEach((s, i) => assert.equal(byId[ids[i]!], s));
       const boosted = Float64Array.from(scores);
       boostByServerIds(boosted, ids, count, 0.5);
       assert.deepEqual([...boosted], [...expected], `trial ${trial}`);
