@@ -13,6 +13,7 @@ import type { Selection } from '../core/selection/selectionTypes';
 import type { RouterService } from './routerService';
 import type { SelectionService } from './selectionService';
 import type { UsageLearning } from './usageLearning';
+import { waitAtMost } from '../core/util/waitAtMost';
 
 /**
  * `@router`: for each request, select tools for the prompt (sticky and `#`-referenced tools included),
@@ -136,7 +137,7 @@ export class RouterParticipant implements vscode.Disposable {
    * ones without a saved tool list. It is not answered without their tools.
    */
   private async whenRankable(stream: vscode.ChatResponseStream): Promise<void> {
-    await Promise.race([Promise.all([this.service.whenLoaded(), this.selection.savedListsRead]), delay(EDITOR_STARTUP_WAIT_MS)]);
+    await waitAtMost(Promise.all([this.service.whenLoaded(), this.selection.savedListsRead]), EDITOR_STARTUP_WAIT_MS);
     const unranked = this.selection.unrankedStartingServers();
     if (unranked.length === 0) return;
     stream.progress(vscode.l10n.t('Waiting for {0} to start…', unranked.join(', ')));
@@ -260,9 +261,4 @@ function toVscodeMessage(m: ChatMessage): vscode.LanguageModelChatMessage {
     case 'tool':
       return vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart(m.callId, [new vscode.LanguageModelTextPart(m.text)])]);
   }
-}
-
-/** Resolves after `ms`, without keeping the process alive. */
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
 }

@@ -11,6 +11,7 @@ import { EDITOR_STARTUP_WAIT_MS } from '../router/startupWaits';
 import { productInfo } from '../util/productInfo';
 import { GatewayHub, type GatewaySession } from './gatewayHub';
 import { CALL_TOOL_NAME, SEARCH_TOOL_NAME, checkCallArguments, checkSearchArguments, errorResult, notApproved, structured } from './gatewayTools';
+import { waitAtMost } from '../util/waitAtMost';
 
 /**
  * What the gateway is, whoever connects and whatever revision they speak: search, routing and the call
@@ -240,8 +241,6 @@ export class GatewayCore {
     if (this.router.serverStatuses.some((s) => s.state === 'starting')) await this.router.whenSettled(this.startupWaitMs);
     const index = this.selection.index;
     if (!index) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([index.whenReady(), new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.indexWaitMs ?? DEFAULT_INDEX_WAIT_MS)))]);
-    clearTimeout(timer);
+    await waitAtMost(index.whenReady(), this.options.indexWaitMs ?? DEFAULT_INDEX_WAIT_MS);
   }
 }

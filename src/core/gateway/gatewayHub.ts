@@ -4,6 +4,7 @@ import type { Connection, ServerStatus } from '../connection/serverConnection';
 import type { ServerNotice } from '../connection/serverNotices';
 import type { ToolRouter } from '../router/toolRouter';
 import { FeatureDirectory, forwardedError, gatewayError } from './featureDirectory';
+import { waitAtMost } from '../util/waitAtMost';
 
 /**
  * What every session of the gateway shares over one router: the {@link FeatureDirectory} (where each
@@ -69,10 +70,8 @@ export class GatewayHub {
    * also while the configuration is still being applied (`serve` applies it once its client is connected).
    */
   async whenStarted(timeoutMs: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
     // Bounded as a whole: reading the pins before servers start must not hold a client either.
-    await Promise.race([this.router.whenSettled(timeoutMs), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-    clearTimeout(timer);
+    await waitAtMost(this.router.whenSettled(timeoutMs), timeoutMs);
   }
 
   /** The gateway's own instructions, then each ready server's, one paragraph each, prefixed by its name. */
