@@ -48,7 +48,10 @@ type Listener<T> = (value: T) => void;
 
 /** One call's options: its time limit, cancellation, progress and the caller's own answers. */
 export interface CallToolOptions {
+  /** What is left of the call's time limit when it reaches the server. */
   readonly timeoutMs: number;
+  /** The whole limit as configured (router.callTimeoutMs), which a timeout names; `timeoutMs` when absent. */
+  readonly limitMs?: number;
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: Progress) => void;
   readonly caller?: CallerFeatures;
@@ -285,7 +288,7 @@ export class ServerConnection implements Connection {
       return await this.signIns.withStepUp(request, () => this.transport, signal);
     } catch (error) {
       if (inFlight?.dropped !== undefined && !opts.signal?.aborted) throw droppedCallError(this.name, tool, redactSecrets(inFlight.dropped, this.definition.secrets));
-      const at = { server: this.name, tool, timeoutMs: opts.timeoutMs, superseded: generation !== this.generation, ready: this.state === 'ready', reason: this.reason, remote, secrets: this.definition.secrets };
+      const at = { server: this.name, tool, timeoutMs: opts.limitMs ?? opts.timeoutMs, superseded: generation !== this.generation, ready: this.state === 'ready', reason: this.reason, remote, secrets: this.definition.secrets };
       throw callError(error, at, (why) => void this.teardown().then(() => this.onFailure(why, false)));
     } finally {
       if (inFlight) this.remoteCalls.end(inFlight);

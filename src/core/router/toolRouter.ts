@@ -277,7 +277,7 @@ export class ToolRouter {
     let raw: Record<string, unknown>;
     try {
       raw = await server.queue.run(
-        () => connection.callTool(tool.originalName, prepared.value, { timeoutMs: Math.max(1, deadline - Date.now()), ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}), ...(options.caller ? { caller: options.caller } : {}) }),
+        () => connection.callTool(tool.originalName, prepared.value, { timeoutMs: Math.max(1, deadline - Date.now()), limitMs: timeoutMs, ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}), ...(options.caller ? { caller: options.caller } : {}) }),
         { ...(options.signal ? { signal: options.signal } : {}), waitLimitMs: Math.max(0, deadline - Date.now()) },
       );
     } catch (error) {
