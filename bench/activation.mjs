@@ -11,8 +11,8 @@
 // BENCH_SERVER_DELAY_MS=MS makes the server wait that long before it answers (default 0).
 // BENCH_PROFILE_DIR=DIR writes a CPU profile of each host, from activate() to the first selection.
 // Last line: {"activate_ms", "servers_started_ms", "first_install_first_selection_ms",
-// "cold_first_selection_ms", "warm_first_selection_ms"}, and with --baseline the same under "before"
-// with its "rev".
+// "cold_first_selection_ms", "warm_first_selection_ms", "warm_thread_busy_share"}, and with --baseline
+// the same under "before" with its "rev".
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
@@ -56,7 +56,7 @@ function host(extensionRoot, workspace, userData, label, flush, profileName) {
   const m = JSON.parse(readFileSync(out, 'utf8'));
   if (m.method !== 'embedding+keyword') throw new Error(`the ${label} selection ran ${m.method}, not with embeddings`);
   const at = (ms) => (ms === undefined ? '?' : ms.toFixed(0));
-  console.log(`  ${label.padEnd(5)} activate() ${m.activate_ms.toFixed(1)} ms (with loading the bundle ${m.load_and_activate_ms.toFixed(0)} ms); after activate() began: server started ${at(m.servers_started_ms)} ms, tools listed ${at(m.tools_listed_ms)} ms, engine loaded ${at(m.engine_loaded_ms)} ms, in selection's catalogue ${at(m.catalogue_ms)} ms, all embedded ${at(m.all_embedded_ms)} ms, first selection over ${m.tools} tools ${at(m.first_selection_ms)} ms (${m.saved_selected ?? 0} of ${m.chosen} chosen from saved lists)`);
+  console.log(`  ${label.padEnd(5)} activate() ${m.activate_ms.toFixed(1)} ms (with loading the bundle ${m.load_and_activate_ms.toFixed(0)} ms); after activate() began: server started ${at(m.servers_started_ms)} ms, tools listed ${at(m.tools_listed_ms)} ms, engine loaded ${at(m.engine_loaded_ms)} ms, in selection's catalogue ${at(m.catalogue_ms)} ms, all embedded ${at(m.all_embedded_ms)} ms, first selection over ${m.tools} tools ${at(m.first_selection_ms)} ms (${m.saved_selected ?? 0} of ${m.chosen} chosen from saved lists; from loading the bundle ${at(m.load_to_selection_ms)} ms, of which the host's thread ran ${at(m.load_to_selection_thread_cpu_ms)} ms)`);
   return m;
 }
 
@@ -93,6 +93,9 @@ function summary({ first: fresh, cold, warm }) {
     first_install_first_selection_ms: first(fresh),
     cold_first_selection_ms: first(cold),
     warm_first_selection_ms: first(warm),
+    // The share of the warm wait (from loading the bundle) that the host's thread spent running: the rest
+    // it waited, for the disk, the server or a CPU the workbench was using.
+    warm_thread_busy_share: Math.round(median(warm.map((r) => (r.load_to_selection_thread_cpu_ms ?? NaN) / (r.load_to_selection_ms ?? NaN))) * 100) / 100,
   };
 }
 

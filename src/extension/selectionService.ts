@@ -185,7 +185,10 @@ export class SelectionService implements vscode.Disposable {
     this.catalogueDigest = digest;
     this.catalogue = tools;
     this.inspect(tools);
-    void this.engine?.then((e) => e.selector.setCatalogue(tools));
+    // An engine still loading takes the newest catalogue itself; one that has loaded gets only the newest.
+    void this.engine?.then((e) => {
+      if (tools === this.catalogue && e.selector.catalogueSource !== tools) e.selector.setCatalogue(tools);
+    });
   }
 
   private scheduleSave(): void {

@@ -153,6 +153,7 @@ interface Count {
 export class ToolSelector {
   readonly sticky: StickyWindow;
   private cat: Catalogue;
+  private source: readonly SelectableTool[] | undefined;
   private readonly isCore: (name: string) => boolean;
   private readonly isAllowed: (name: string) => boolean;
 
@@ -172,9 +173,15 @@ export class ToolSelector {
     return this.cat.keyword.issues;
   }
 
-  /** Replaces the catalogue. Cheap for the lexical side; embeddings of new texts run in the background. */
+  /** The array last given to setCatalogue: a caller holding the same one need not build it again. */
+  get catalogueSource(): readonly SelectableTool[] | undefined {
+    return this.source;
+  }
+
+  /** Replaces the catalogue. The lexical side is built now; embeddings of new texts run in the background. */
   setCatalogue(tools: readonly SelectableTool[]): void {
     this.cat = this.catalogueOf([...tools], true);
+    this.source = tools;
   }
 
   private catalogueOf(tools: readonly SelectableTool[], live: boolean): Catalogue {
