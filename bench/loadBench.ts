@@ -30,6 +30,7 @@ import { parseMcpConfig } from '../src/core/config/mcpConfigParser';
 import { percentile } from '../src/core/router/callStatistics';
 import { createSelectionEngine } from '../src/core/selection/selectionEngine';
 import { ToolRouter } from '../src/core/router/toolRouter';
+import { loadInProcess } from '../src/core/embedding/onnxEmbedder';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const EVERYTHING = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -152,7 +153,7 @@ async function main(): Promise<void> {
   }
 
   // 2. Soak.
-  const engine = await createSelectionEngine({ embeddings: { provider: 'local', model: 'default' }, root: ROOT });
+  const engine = await createSelectionEngine({ loadModel: loadInProcess, embeddings: { provider: 'local', model: 'default' }, root: ROOT });
   if (engine.embedderProblem) throw new Error(`the default model did not load: ${engine.embedderProblem}`);
   engine.selector.setCatalogue(router.listTools());
   const offTools = router.onDidChangeTools((tools) => engine.selector.setCatalogue(tools));

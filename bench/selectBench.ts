@@ -16,6 +16,7 @@ import { PackedVectors } from '../src/core/selection/cosineScan';
 import { createSelectionEngine, type SelectionEngine } from '../src/core/selection/selectionEngine';
 import type { SelectableTool } from '../src/core/selection/selectionTypes';
 import { embeddingTextFor, rankableFor, type ToolIndex } from '../src/core/selection/toolIndex';
+import { loadInProcess } from '../src/core/embedding/onnxEmbedder';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DATA = path.join(ROOT, 'data', 'benchmarks');
@@ -134,7 +135,7 @@ async function main(): Promise<void> {
   const floorP50: Record<string, number> = {};
   const ratio: Record<string, number> = {};
   for (const size of SIZES) {
-    const engine = await createSelectionEngine({ embeddings: { provider: 'local', model: 'default' }, root: ROOT });
+    const engine = await createSelectionEngine({ loadModel: loadInProcess, embeddings: { provider: 'local', model: 'default' }, root: ROOT });
     if (engine.embedderProblem || !engine.index) throw new Error(`the default model did not load: ${engine.embedderProblem ?? 'no index'}`);
     const catalogue = tools.slice(0, size);
     engine.selector.setCatalogue(catalogue);

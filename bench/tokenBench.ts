@@ -19,6 +19,7 @@ import { createSelectionEngine } from '../src/core/selection/selectionEngine';
 import { catalogueFromData } from '../src/core/evaluation/selectionEvaluation';
 import { estimateToolTokens, type SelectableTool, type Selection } from '../src/core/selection/selectionTypes';
 import { ToolRouter } from '../src/core/router/toolRouter';
+import { loadInProcess } from '../src/core/embedding/onnxEmbedder';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DATA = path.join(ROOT, 'data', 'benchmarks');
@@ -71,7 +72,7 @@ function definitionTokens(tool: SelectableTool): number {
 
 /** Selects for every query and sums what each turn would send; `needs` are the tools each query needs. */
 async function measure(key: string, catalogue: readonly SelectableTool[], queries: readonly DataQuery[]): Promise<SetResult> {
-  const engine = await createSelectionEngine({ embeddings: { provider: 'local', model: 'default' }, root: ROOT });
+  const engine = await createSelectionEngine({ loadModel: loadInProcess, embeddings: { provider: 'local', model: 'default' }, root: ROOT });
   if (engine.embedderProblem) throw new Error(`the default model did not load: ${engine.embedderProblem}`);
   engine.selector.setCatalogue(catalogue);
   await engine.index?.whenReady();

@@ -48,6 +48,16 @@ const extension = await esbuild.build({
 // The notices list exactly the packages that end up inside the extension bundle.
 await writeFile(root('dist/extension.meta.json'), JSON.stringify(extension.metafile));
 
+// The local model's worker thread (src/core/embedding/workerEmbedder.ts): a bundle of its own beside the
+// extension's, holding the embedding code (the tokenizer, onnxruntime's loader), which the extension's lacks.
+const worker = await esbuild.build({
+  ...nodeBundle,
+  entryPoints: ['src/core/embedding/embedWorker.ts'],
+  outfile: root('dist/embedWorker.js'),
+  metafile: true,
+});
+await writeFile(root('dist/embedWorker.meta.json'), JSON.stringify(worker.metafile));
+
 // The Tool Router panel's webview script: a browser bundle (an IIFE, no module loader in a webview).
 // The stylesheet media/panel.css is hand-written and ships as is.
 await esbuild.build({

@@ -29,6 +29,7 @@ import { historyRecords, REPLAY_MODEL_ID } from './evalSelectMemory';
 import { otherSplitsGeneralServers, readKindLabels, serverOfId } from './data/generalKinds';
 import { CATALOGUES, NON_ENGLISH_SERVERS } from './data/catalogueList';
 import { roundFourFigures, roundFourTable, type RoundFourFigures } from './evalRoundFour';
+import { loadInProcess } from '../src/core/embedding/onnxEmbedder';
 
 const ROOT = path.resolve(__dirname, '..');
 const DATA = path.join(ROOT, 'data', 'benchmarks');
@@ -128,7 +129,7 @@ function lexicalRankings(ranker: LexicalRanker, set: EvalSet): string[][] {
 
 async function runRouter(set: EvalSet, run: RouterRun = {}): Promise<Row & { latencyP50: number }> {
   const hints = run.memoryVectors ? new SwitchableUsageHints() : undefined;
-  const engine = await createSelectionEngine({ embeddings: { provider: 'local', model: run.model ?? MODEL_OVERRIDE ?? 'default' }, root: ROOT, ...(NEEDS_OVERRIDE ? { needsFile: NEEDS_OVERRIDE } : {}), selection: { ...SELECTION_OVERRIDES, ...(run.selection ?? {}) }, ...(hints ? { usage: hints } : {}) });
+  const engine = await createSelectionEngine({ loadModel: loadInProcess, embeddings: { provider: 'local', model: run.model ?? MODEL_OVERRIDE ?? 'default' }, root: ROOT, ...(NEEDS_OVERRIDE ? { needsFile: NEEDS_OVERRIDE } : {}), selection: { ...SELECTION_OVERRIDES, ...(run.selection ?? {}) }, ...(hints ? { usage: hints } : {}) });
   if (engine.embedderProblem) throw new Error(`the model did not load: ${engine.embedderProblem}`);
   engine.selector.setCatalogue(catalogueFromData(set.tools));
   await engine.index?.whenReady();
@@ -205,7 +206,7 @@ function curve(set: EvalSet, outcomes: readonly QueryOutcome[], cap: number): st
 
 /** The default model's vectors for `texts`, as the selector computes them for prompts. */
 async function embedAll(texts: readonly string[]): Promise<Float32Array[]> {
-  const engine = await createSelectionEngine({ embeddings: { provider: 'local', model: 'default' }, root: ROOT });
+  const engine = await createSelectionEngine({ loadModel: loadInProcess, embeddings: { provider: 'local', model: 'default' }, root: ROOT });
   if (!engine.index) throw new Error(`the default model did not load: ${engine.embedderProblem}`);
   const out: Float32Array[] = [];
   for (const t of texts) out.push(await engine.index.embedQuery(t));

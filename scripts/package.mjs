@@ -37,21 +37,24 @@ const GPU_ONLY_FILES = new Set(['DirectML.dll', 'dxcompiler.dll', 'dxil.dll']);
 const COMPRESSED_DATA_FILES = ['media/needs/general-needs.json', 'media/spelling/words.txt', 'media/spelling/names.txt', 'media/names/name-aliases.json', 'media/model/tokenizer.json'];
 
 /**
- * The extension's bundle ships brotli-compressed too, behind a loader of a few lines (LOADER): the two MCP
- * SDK halves it carries since the move to SDK 2.x compress 139 KB smaller with brotli than in the zip.
+ * The extension's bundle ships brotli-compressed too, behind a loader of a few lines (loader()): the two MCP
+ * SDK halves it carries since the move to SDK 2.x compress 139 KB smaller with brotli than in the zip. The
+ * embedding worker's bundle ships the same way.
  */
-const BUNDLE = 'dist/extension.js';
-const COMPRESSED_BUNDLE = 'dist/extension.bundle.js.br';
+const BUNDLES = [
+  { plain: 'dist/extension.js', compressed: 'dist/extension.bundle.js.br' },
+  { plain: 'dist/embedWorker.js', compressed: 'dist/embedWorker.bundle.js.br' },
+];
 /** What the VSIX is made from besides the bundle: copied into the staging folder as they are. */
 const SHIPPED = ['package.json', 'package.nls.json', 'README.md', 'LICENSE', 'THIRD_PARTY_NOTICES.md', '.vscodeignore', 'media', 'l10n'];
-const LOADER = `"use strict";
-// MCP Tool Router's bundle, brotli-compressed to keep the VSIX small (scripts/package.mjs): unpacked in
+const loader = (compressed) => `"use strict";
+// Part of MCP Tool Router, brotli-compressed to keep the VSIX small (scripts/package.mjs): unpacked in
 // memory and compiled as this very file, so __filename, require() and VS Code's view of the module are
 // what they would be for the plain bundle.
 const fs = require('fs');
 const path = require('path');
 const zlib = require('zlib');
-const code = zlib.brotliDecompressSync(fs.readFileSync(path.join(__dirname, 'extension.bundle.js.br'))).toString('utf8');
+const code = zlib.brotliDecompressSync(fs.readFileSync(path.join(__dirname, '${path.basename(compressed)}'))).toString('utf8');
 module._compile(code, __filename);
 `;
 
@@ -75,15 +78,17 @@ const stage = mkdtempSync(path.join(os.tmpdir(), 'tool-router-package-'));
 let failed = false;
 try {
   run(process.execPath, ['scripts/build.mjs', '--production', '--stage', stage]);
-  run(process.execPath, ['scripts/third-party-notices.mjs', '--meta', `${stage}/dist/extension.meta.json`]);
+  run(process.execPath, ['scripts/third-party-notices.mjs', '--meta', `${stage}/dist/extension.meta.json`, '--meta', `${stage}/dist/embedWorker.meta.json`]);
   // media/panel.js was just built into the stage, minified; the repository's own (development) copy stays out.
   for (const item of SHIPPED) cpSync(item, `${stage}/${item}`, { recursive: true, filter: (src) => src !== path.join('media', 'panel.js') });
   for (const file of COMPRESSED_DATA_FILES) {
     writeFileSync(`${stage}/${file}.br`, brotliBest(readFileSync(file)));
     rmSync(`${stage}/${file}`);
   }
-  writeFileSync(`${stage}/${COMPRESSED_BUNDLE}`, brotliBest(readFileSync(`${stage}/${BUNDLE}`)));
-  writeFileSync(`${stage}/${BUNDLE}`, LOADER);
+  for (const { plain, compressed } of BUNDLES) {
+    writeFileSync(`${stage}/${compressed}`, brotliBest(readFileSync(`${stage}/${plain}`)));
+    writeFileSync(`${stage}/${plain}`, loader(compressed));
+  }
   for (const target of targets) {
     const out = path.resolve(`out/${name}-${target}-${version}.vsix`);
     stageOnnxRuntime(target, `${stage}/dist/node_modules`);

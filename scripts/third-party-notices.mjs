@@ -1,13 +1,15 @@
 // Writes THIRD_PARTY_NOTICES.md for the VSIX: the license text of every npm package bundled into
-// dist/extension.js (read from esbuild's metafile), so the notices match what actually ships.
+// dist/extension.js and dist/embedWorker.js (read from esbuild's metafiles), so the notices match what ships.
 import { readFile, writeFile, readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 
-// `--meta FILE`: the bundle's esbuild metafile (scripts/package.mjs builds it in its staging folder).
-const metaAt = process.argv.indexOf('--meta');
-const meta = JSON.parse(await readFile(metaAt >= 0 ? process.argv[metaAt + 1] : 'dist/extension.meta.json', 'utf8'));
+// `--meta FILE`, once per bundle: its esbuild metafile (scripts/package.mjs builds them in its staging folder).
+const given = process.argv.flatMap((a, i) => (a === '--meta' ? [process.argv[i + 1]] : []));
+const metaFiles = given.length > 0 ? given : ['dist/extension.meta.json', 'dist/embedWorker.meta.json'];
+const inputs = [];
+for (const file of metaFiles) inputs.push(...Object.keys(JSON.parse(await readFile(file, 'utf8')).inputs));
 const packages = new Map();
-for (const input of Object.keys(meta.inputs)) {
+for (const input of inputs) {
   const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
   if (!m) continue;
   const dir = input.slice(0, m.index + 'node_modules/'.length + m[1].length);

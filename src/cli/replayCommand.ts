@@ -3,6 +3,7 @@ import { readUsageFile } from '../core/learning/usageStore';
 import { createSelectionEngine } from '../core/selection/selectionEngine';
 import type { SelectableTool } from '../core/selection/selectionTypes';
 import { defaultCacheDir, projectRoot, type SelectCliOptions } from './selectCommands';
+import { loadInProcess } from '../core/embedding/onnxEmbedder';
 
 /**
  * `replay`: the prompts recorded by the extension's use memory (its `tool-usage.jsonl`), run through
@@ -23,7 +24,7 @@ export interface ReplayCliOptions extends SelectCliOptions {
 export async function runReplay(catalogue: readonly SelectableTool[], opts: ReplayCliOptions, out: (s: string) => void, err: (s: string) => void): Promise<number> {
   const records = await readUsageFile(opts.recordsFile);
   const slot = new SwitchableUsageHints();
-  const engine = await createSelectionEngine({
+  const engine = await createSelectionEngine({ loadModel: loadInProcess,
     embeddings: opts.embeddings,
     root: projectRoot(),
     cacheFolder: opts.cacheDir ?? defaultCacheDir(),

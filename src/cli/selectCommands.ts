@@ -8,6 +8,7 @@ import { createSelectionEngine, type EmbeddingProvider, type EmbeddingSettings }
 import { readAsText, type SelectableTool, type Selection } from '../core/selection/selectionTypes';
 import { nearMissLines } from '../core/selection/selectionText';
 import type { CallPolicy } from '../core/policy/callPolicy';
+import { loadInProcess } from '../core/embedding/onnxEmbedder';
 
 /**
  * `select` and `eval`: selection from the command line, on a live config or on any catalogue file in the
@@ -47,7 +48,7 @@ export function parseProvider(value: string): EmbeddingProvider {
 export const catalogueFromFile = (tools: readonly DataTool[]): SelectableTool[] => catalogueFromData(tools);
 
 async function buildSelector(catalogue: readonly SelectableTool[], opts: SelectCliOptions, err: (s: string) => void) {
-  const engine = await createSelectionEngine({
+  const engine = await createSelectionEngine({ loadModel: loadInProcess,
     embeddings: opts.embeddings,
     root: projectRoot(),
     cacheFolder: opts.cacheDir ?? defaultCacheDir(),

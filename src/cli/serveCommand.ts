@@ -15,6 +15,7 @@ import { ToolRouter } from '../core/router/toolRouter';
 import { heldBackMessage, type ToolPins } from '../core/security/toolPins';
 import { defaultCacheDir, projectRoot, type SelectCliOptions } from './selectCommands';
 import { describeError } from '../core/errors/describeError';
+import { loadInProcess } from '../core/embedding/onnxEmbedder';
 
 /**
  * `serve`: the router gateway as a stdio MCP server for any MCP client, or over streamable HTTP with `--http`;
@@ -58,7 +59,7 @@ export async function runServe(opts: ServeOptions, err: (s: string) => void): Pr
   const log = (message: string): void => err(`mcp-tool-router serve: ${message}\n`);
   guardStdout();
   let quarantined: ReadonlyMap<string, string> = new Map();
-  const engine = await createSelectionEngine({
+  const engine = await createSelectionEngine({ loadModel: loadInProcess,
     embeddings: opts.embeddings,
     root: projectRoot(),
     cacheFolder: opts.cacheDir ?? defaultCacheDir(),

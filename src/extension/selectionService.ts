@@ -12,6 +12,7 @@ import type { RouterService } from './routerService';
 import { SETTING_DEFAULTS } from './settingsSchema';
 import type { ServerDefinition } from '../core/config/serverConfig';
 import { describeError } from '../core/errors/describeError';
+import { loadInWorker } from '../core/embedding/workerEmbedder';
 
 /**
  * Selection inside VS Code: builds the selection engine from the settings, keeps its catalogue in step
@@ -267,6 +268,8 @@ export class SelectionService implements vscode.Disposable {
       root: this.context.extensionUri.fsPath,
       cacheFolder: vscode.Uri.joinPath(this.context.globalStorageUri, 'embeddings').fsPath,
       log,
+      // The model loads and runs in a worker thread, so the extension host's own thread stays free.
+      loadModel: loadInWorker({ script: vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'embedWorker.js').fsPath }),
       quarantine: this.quarantine,
       ...(this.usage ? { usage: this.usage } : {}),
     });

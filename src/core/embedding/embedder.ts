@@ -19,6 +19,20 @@ export interface Embedder {
   dispose(): Promise<void>;
 }
 
+/** A local model folder's embedder: its tokenizer's words, which spelling leaves as written, and a first run. */
+export interface LocalModel extends Embedder {
+  vocabularyWords(): readonly string[];
+  /** Starts the model's session and runs one short text; rejects when the model cannot run. */
+  warmUp(): Promise<void>;
+}
+
+/** Loads a local model folder: on this thread (onnxEmbedder.ts) or in a worker thread (workerEmbedder.ts). */
+export type LocalModelLoader = (folder: string) => Promise<LocalModel>;
+
+export function isLocalModel(embedder: Embedder | undefined): embedder is LocalModel {
+  return typeof (embedder as Partial<LocalModel> | undefined)?.vocabularyWords === 'function';
+}
+
 export type EmbeddingErrorKind =
   /** The model folder is missing files, or a file is not what it claims to be. */
   | 'MODEL_INVALID'

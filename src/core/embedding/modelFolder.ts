@@ -11,6 +11,12 @@ import { readBundledBytes } from '../util/bundledText';
 import { describeError } from '../errors/describeError';
 import { EmbeddingError } from './embedder';
 
+/**
+ * Token limit when nothing else says: tool descriptions rarely need more to be recognised, and attention
+ * cost grows with the square of the length. A smaller model_max_length in tokenizer_config.json wins.
+ */
+export const DEFAULT_MAX_TOKENS = 256;
+
 export const MODEL_FILE = 'model.onnx';
 /** Where Hugging Face repositories keep the ONNX export, tried when the folder root has no model.onnx. */
 export const NESTED_MODEL_FILE = path.join('onnx', 'model.onnx');

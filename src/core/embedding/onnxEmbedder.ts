@@ -11,8 +11,9 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { describeError } from '../errors/describeError';
-import { EmbeddingError, type Embedder } from './embedder';
+import { EmbeddingError, type LocalModel, type LocalModelLoader } from './embedder';
 import {
+  DEFAULT_MAX_TOKENS,
   digestModel,
   findModelFile,
   invalid,
@@ -34,16 +35,13 @@ import {
 import { SharedModel } from './onnxSession';
 import { padId, SequenceEncoder } from './sequenceEncoder';
 
+export { DEFAULT_MAX_TOKENS } from './modelFolder';
+
 /**
  * Texts per session run: after sorting by length, neighbours pad little, and one run's hidden state stays
  * modest beside the editor.
  */
 export const ONNX_BATCH_SIZE = 32;
-/**
- * Token limit when nothing else says: tool descriptions rarely need more to be recognised, and attention
- * cost grows with the square of the length. A smaller model_max_length in tokenizer_config.json wins.
- */
-export const DEFAULT_MAX_TOKENS = 256;
 /** Hex digits of the folder digest in the model id: 48 bits, plenty to tell a user's model versions apart. */
 export const MODEL_ID_DIGEST_HEX_CHARS = 12;
 
@@ -56,7 +54,10 @@ export interface OnnxEmbedderOptions {
   readonly maxLength?: number;
 }
 
-export class OnnxEmbedder implements Embedder {
+/** Loads local models on the calling thread (the CLI, the scripts and the tests; the extension uses a worker). */
+export const loadInProcess: LocalModelLoader = (folder) => OnnxEmbedder.load(folder);
+
+export class OnnxEmbedder implements LocalModel {
   private disposed = false;
 
   private constructor(

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { brotliDecompressSync } from 'node:zlib';
 import type * as Ort from 'onnxruntime-node';
 
@@ -38,6 +39,11 @@ export function setOnnxRuntimeFolder(folder: string): void {
   runtimeFolder = folder;
 }
 
+/** The folder set by setOnnxRuntimeFolder, for a worker thread that loads the runtime on its own. */
+export function onnxRuntimeFolder(): string | undefined {
+  return runtimeFolder;
+}
+
 /** onnxruntime-node, unpacked first when it ships compressed. Loaded once per process. */
 export function loadOnnxRuntime(): Promise<typeof Ort> {
   loading ??= load(runtimeFolder).catch((error: unknown) => {
@@ -71,7 +77,8 @@ async function load(runtimeFolder: string | undefined): Promise<typeof Ort> {
 
 /** Copies the staged packages and decompresses their `.br` files into `target`, atomically. */
 function unpack(stagedModules: string, manifest: CompressedManifest, target: string): void {
-  const temp = `${target}.${process.pid}.tmp`;
+  // The thread too: the extension host and its embedding worker share a process id.
+  const temp = `${target}.${process.pid}.${threadId}.tmp`;
   rmSync(temp, { recursive: true, force: true });
   mkdirSync(temp, { recursive: true });
   const modules = path.join(temp, 'node_modules');

@@ -10,8 +10,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { downloadModelFiles, type DownloadModelFilesOptions } from './modelDownload';
-import { MODEL_FILE, ROUTER_MODEL_CONFIG_FILE, TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, type Pooling } from './modelFolder';
-import { DEFAULT_MAX_TOKENS } from './onnxEmbedder';
+import { DEFAULT_MAX_TOKENS, MODEL_FILE, ROUTER_MODEL_CONFIG_FILE, TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, type Pooling } from './modelFolder';
 
 export interface PinnedModelFile {
   /** Where the file goes in the model folder ("model.onnx", "tokenizer.json", …). */

@@ -1,8 +1,7 @@
 import * as path from 'node:path';
 import { EmbeddingCache, CachedEmbedder } from '../embedding/embeddingCache';
-import type { Embedder } from '../embedding/embedder';
+import { isLocalModel, type Embedder, type LocalModelLoader } from '../embedding/embedder';
 import { HttpEmbedder } from '../embedding/httpEmbedder';
-import { OnnxEmbedder } from '../embedding/onnxEmbedder';
 import { GeneralNeeds, type GeneralNeedsFile } from './generalNeeds';
 import { LexicalRanker } from './lexicalRanker';
 import { parseDictionary } from './spelling';
@@ -85,6 +84,11 @@ export interface SelectionEngineOptions {
   readonly quarantine?: () => ReadonlyMap<string, string>;
   /** What past prompts needed (the use memory, src/core/learning/usageMemory.ts); none without it. */
   readonly usage?: UsageHints;
+  /**
+   * How a local model folder is loaded: `loadInProcess` (onnxEmbedder.ts) on this thread, or `loadInWorker`
+   * (workerEmbedder.ts) in a worker thread, as the extension does.
+   */
+  readonly loadModel: LocalModelLoader;
 }
 
 export interface SelectionEngine {
@@ -113,13 +117,13 @@ export interface SelectionEngine {
 }
 
 /** Creates the embedder the settings ask for; throws an EmbeddingError with advice when it cannot. */
-export async function createEmbedder(settings: EmbeddingSettings, root: string): Promise<Embedder | undefined> {
+export async function createEmbedder(settings: EmbeddingSettings, root: string, loadModel: LocalModelLoader): Promise<Embedder | undefined> {
   switch (settings.provider) {
     case 'none':
       return undefined;
     case 'local': {
       const folder = isBundledModel(settings.model) ? path.join(root, DEFAULT_MODEL_DIR) : path.resolve(root, settings.model);
-      return OnnxEmbedder.load(folder);
+      return loadModel(folder);
     }
     case 'ollama':
     case 'openai':
@@ -137,11 +141,11 @@ export async function createEmbedder(settings: EmbeddingSettings, root: string):
  * first; when it cannot (a broken or half-copied download), the bundled model is used instead and
  * `fallback` says why. The bundled model failing too is thrown as usual.
  */
-export async function createEmbedderWithFallback(settings: EmbeddingSettings, root: string): Promise<{ embedder: Embedder | undefined; fallback?: string }> {
-  if (settings.provider !== 'local' || isBundledModel(settings.model)) return { embedder: await createEmbedder(settings, root) };
+export async function createEmbedderWithFallback(settings: EmbeddingSettings, root: string, loadModel: LocalModelLoader): Promise<{ embedder: Embedder | undefined; fallback?: string }> {
+  if (settings.provider !== 'local' || isBundledModel(settings.model)) return { embedder: await createEmbedder(settings, root, loadModel) };
   let reason: string;
   try {
-    const embedder = await OnnxEmbedder.load(path.resolve(root, settings.model));
+    const embedder = await loadModel(path.resolve(root, settings.model));
     try {
       // Loading reads the tokenizer and hashes the file; only a run proves onnxruntime accepts the graph.
       await embedder.warmUp();
@@ -153,7 +157,7 @@ export async function createEmbedderWithFallback(settings: EmbeddingSettings, ro
   } catch (error) {
     reason = describeError(error);
   }
-  const embedder = await createEmbedder({ provider: 'local', model: 'default' }, root);
+  const embedder = await createEmbedder({ provider: 'local', model: 'default' }, root, loadModel);
   return { embedder, fallback: `The configured model folder ${settings.model} could not be used, so the bundled default model is used instead. ${reason} Download the model again, or set the model back to "default".` };
 }
 
@@ -167,7 +171,7 @@ export async function createSelectionEngine(options: SelectionEngineOptions): Pr
   let embedderProblem: string | undefined;
   let embedderFallback: string | undefined;
   try {
-    ({ embedder, fallback: embedderFallback } = await createEmbedderWithFallback(options.embeddings, options.root));
+    ({ embedder, fallback: embedderFallback } = await createEmbedderWithFallback(options.embeddings, options.root, options.loadModel));
     if (embedderFallback) log(embedderFallback);
     if (!embedder) embedderProblem = 'embeddings are turned off (provider "none")';
   } catch (error) {
@@ -184,7 +188,7 @@ export async function createSelectionEngine(options: SelectionEngineOptions): Pr
   const needs = loadGeneralNeeds(options.root, log, options.needsFile);
   const spellingWords = loadSpellingWords(options.root, log);
   // First names, and a local model's own words, are left as written; other embedders give no vocabulary.
-  const known = new Set([...(spellingWords?.names ?? []), ...(embedder instanceof OnnxEmbedder ? embedder.vocabularyWords() : [])]);
+  const known = new Set([...(spellingWords?.names ?? []), ...(isLocalModel(embedder) ? embedder.vocabularyWords() : [])]);
   const deps: SelectorDeps = {
     ...(index ? { index } : {}),
     ...(needs ? { needs } : {}),
@@ -203,7 +207,7 @@ export async function createSelectionEngine(options: SelectionEngineOptions): Pr
     createSelector: (usage) => new ToolSelector(selectionOptions, { ...deps, ...(usage ? { usage } : {}) }),
     warmUp: async () => {
       // A local model only: warming an HTTP endpoint would spend a paid request on nothing.
-      if (embedder instanceof OnnxEmbedder) await embedder.warmUp().catch(() => undefined);
+      if (isLocalModel(embedder)) await embedder.warmUp().catch(() => undefined);
     },
     flush: async () => {
       if (toolEmbedder instanceof CachedEmbedder) await toolEmbedder.flush();

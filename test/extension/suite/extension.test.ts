@@ -155,6 +155,9 @@ describe('MCP Tool Router in VS Code', function () {
     assert.ok(result, 'a selection');
     // onnxruntime and the bundled model must load in the real host: keyword-only selection fails here.
     assert.equal(result.method, 'embedding+keyword', `${result.method}: ${result.methodNote ?? ''} ${engine.embedderProblem ?? ''}`);
+    // The model runs in a worker thread: the extension host's own thread never loads onnxruntime.
+    const loadedHere = Object.keys(require.cache).filter((file) => /onnxruntime-node/.test(file));
+    assert.deepEqual(loadedHere, [], 'onnxruntime loaded on the extension host thread');
     assert.ok(result.tools.some((t) => t.name === 'everything_echo'), JSON.stringify(result.tools.map((t) => t.name)));
     for (const t of result.tools) assert.ok(t.reason.length > 0 && t.stages.length > 0, `${t.name} has a reason and stages`);
     assert.ok(result.tokens.selected < result.tokens.catalogue);

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { cacheFileName } from '../../../src/core/embedding/embeddingCache';
 import { createSelectionEngine } from '../../../src/core/selection/selectionEngine';
 import type { SelectableTool } from '../../../src/core/selection/selectionTypes';
+import { loadInProcess } from '../../../src/core/embedding/onnxEmbedder';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const TOOLS: SelectableTool[] = [
@@ -29,7 +30,7 @@ describe('selection engine: start-up', function () {
   });
 
   it('writes the embedded tools to the disk cache on flush, before its own quiet moment', async () => {
-    const engine = await createSelectionEngine({ embeddings: { provider: 'local', model: 'default' }, root: ROOT, cacheFolder: folder });
+    const engine = await createSelectionEngine({ loadModel: loadInProcess, embeddings: { provider: 'local', model: 'default' }, root: ROOT, cacheFolder: folder });
     try {
       engine.selector.setCatalogue(TOOLS);
       await engine.index!.whenReady();
@@ -42,7 +43,7 @@ describe('selection engine: start-up', function () {
   });
 
   it('warming up never rejects, even without a local model', async () => {
-    const engine = await createSelectionEngine({ embeddings: { provider: 'none', model: 'default' }, root: ROOT });
+    const engine = await createSelectionEngine({ loadModel: loadInProcess, embeddings: { provider: 'none', model: 'default' }, root: ROOT });
     await engine.warmUp();
     await engine.dispose();
   });

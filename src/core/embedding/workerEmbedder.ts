@@ -1,0 +1,203 @@
+/**
+ * The local ONNX embedder, run in a worker thread (embedWorker.ts). Loading a model (tokenizer, folder
+ * digest, onnxruntime session) and every embedding run then happen off the caller's thread: in VS Code,
+ * off the extension host's, which other extensions share and which the router needs for its own start.
+ * This side keeps what the worker reported (model id, vocabulary, dimension) and passes texts and vectors
+ * by message. A worker that stops rejects every pending embed with the reason, and every later one at once.
+ */
+import { Worker } from 'node:worker_threads';
+import { describeError } from '../errors/describeError';
+import { EmbeddingError, type EmbeddingErrorKind, type LocalModel, type LocalModelLoader } from './embedder';
+import { onnxRuntimeFolder } from './ortRuntime';
+
+/** What the worker is started with. */
+export interface EmbedWorkerData {
+  readonly folder: string;
+  readonly runtimeFolder?: string;
+}
+
+export type ToEmbedWorker = { readonly type: 'embed'; readonly id: number; readonly texts: readonly string[] } | { readonly type: 'dispose' };
+
+export interface WorkerFailure {
+  readonly kind?: EmbeddingErrorKind;
+  readonly message: string;
+}
+
+export type FromEmbedWorker =
+  | { readonly type: 'loaded'; readonly modelId: string; readonly folder: string; readonly words: readonly string[] }
+  | { readonly type: 'loadFailed'; readonly error: WorkerFailure }
+  | { readonly type: 'warm'; readonly dimension: number }
+  | { readonly type: 'warmFailed'; readonly error: WorkerFailure }
+  | { readonly type: 'result'; readonly id: number; readonly vectors: Float32Array[]; readonly dimension: number }
+  | { readonly type: 'failed'; readonly id: number; readonly error: WorkerFailure };
+
+export interface WorkerEmbedderOptions {
+  /** The worker's script: dist/embedWorker.js in a build. */
+  readonly script: string;
+  /** Node options for the worker (tests run the TypeScript source with `--import tsx`). */
+  readonly execArgv?: readonly string[];
+}
+
+interface Pending {
+  readonly resolve: (vectors: Float32Array[]) => void;
+  readonly reject: (error: Error) => void;
+}
+
+/** Loads local models in worker threads started from `options.script`. */
+export function loadInWorker(options: WorkerEmbedderOptions): LocalModelLoader {
+  return (folder) => WorkerEmbedder.load(folder, options);
+}
+
+export class WorkerEmbedder implements LocalModel {
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private stopped: EmbeddingError | undefined;
+  private ended = false;
+  private size = 0;
+  private warm: Promise<void>;
+
+  private constructor(
+    private readonly worker: Worker,
+    readonly modelId: string,
+    /** The model folder as the worker resolved it; named in errors. */
+    readonly folder: string,
+    private readonly words: readonly string[],
+  ) {
+    let warmed: () => void = () => undefined;
+    let coldFailed: (error: Error) => void = () => undefined;
+    this.warm = new Promise<void>((resolve, reject) => {
+      warmed = resolve;
+      coldFailed = reject;
+    });
+    // Asked for or not: a failed first run is also the answer of every later embed.
+    this.warm.catch(() => undefined);
+    worker.on('message', (message: FromEmbedWorker) => {
+      if (message.type === 'warm') {
+        this.size = message.dimension;
+        warmed();
+        return;
+      }
+      if (message.type === 'warmFailed') {
+        coldFailed(asError(message.error));
+        return;
+      }
+      if (message.type !== 'result' && message.type !== 'failed') return;
+      const call = this.pending.get(message.id);
+      if (!call) return;
+      this.pending.delete(message.id);
+      if (message.type === 'failed') return call.reject(asError(message.error));
+      this.size = message.dimension;
+      call.resolve(message.vectors);
+    });
+    const stop = (reason: string): void => {
+      this.stopped ??= new EmbeddingError('MODEL_INVALID', `The embedding worker for ${folder} stopped (${reason}). Selection uses keywords until the model setting changes or the window is reloaded.`);
+      coldFailed(this.stopped);
+      for (const call of this.pending.values()) call.reject(this.stopped);
+      this.pending.clear();
+    };
+    worker.on('error', (error) => stop(describeError(error)));
+    worker.on('exit', (code) => {
+      this.ended = true;
+      stop(`exit code ${code}`);
+    });
+  }
+
+  /**
+   * Starts a worker on `folder` and resolves once it has loaded the model (its session keeps starting in
+   * the worker). Rejects as OnnxEmbedder.load does, with MODEL_INVALID naming the folder and file at fault.
+   */
+  static load(folder: string, options: WorkerEmbedderOptions): Promise<WorkerEmbedder> {
+    const runtimeFolder = onnxRuntimeFolder();
+    const data: EmbedWorkerData = { folder, ...(runtimeFolder ? { runtimeFolder } : {}) };
+    let worker: Worker;
+    try {
+      worker = new Worker(options.script, { workerData: data, ...(options.execArgv ? { execArgv: [...options.execArgv] } : {}) });
+    } catch (error) {
+      return Promise.reject(new EmbeddingError('MODEL_INVALID', `The embedding worker could not start from ${options.script} (${describeError(error)}). Reinstall the extension.`, { cause: error }));
+    }
+    return new Promise<WorkerEmbedder>((resolve, reject) => {
+      const fail = (error: Error): void => {
+        cleanUp();
+        void worker.terminate();
+        reject(error);
+      };
+      const onMessage = (message: FromEmbedWorker): void => {
+        if (message.type === 'loaded') {
+          cleanUp();
+          resolve(new WorkerEmbedder(worker, message.modelId, message.folder, message.words));
+        } else if (message.type === 'loadFailed') fail(asError(message.error));
+      };
+      const onError = (error: Error): void => fail(new EmbeddingError('MODEL_INVALID', `The embedding worker (${options.script}) failed while loading ${folder}: ${describeError(error)}. Reinstall the extension.`, { cause: error }));
+      const onExit = (code: number): void => fail(new EmbeddingError('MODEL_INVALID', `The embedding worker (${options.script}) exited with code ${code} while loading ${folder}. Reinstall the extension.`));
+      const cleanUp = (): void => {
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+      };
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+    });
+  }
+
+  /** Vector length: 0 until the worker's session has run once. */
+  get dimension(): number {
+    return this.size;
+  }
+
+  /** The tokenizer's word-like tokens, as OnnxEmbedder.vocabularyWords gives them. */
+  vocabularyWords(): readonly string[] {
+    return this.words;
+  }
+
+  /** Resolves once the worker's session has run its first text; rejects when it could not. */
+  warmUp(): Promise<void> {
+    return this.warm;
+  }
+
+  embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    if (this.stopped) return Promise.reject(this.stopped);
+    if (signal?.aborted) return Promise.reject(new EmbeddingError('CANCELLED', 'Embedding was cancelled.', { cause: signal.reason }));
+    if (texts.length === 0) return Promise.resolve([]);
+    const id = this.nextId++;
+    return new Promise<Float32Array[]>((resolve, reject) => {
+      // A cancelled request is answered at once; the worker's late answer finds no one waiting.
+      const onAbort = (): void => {
+        this.pending.delete(id);
+        reject(new EmbeddingError('CANCELLED', 'Embedding was cancelled.', { cause: signal?.reason }));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const done = (): void => signal?.removeEventListener('abort', onAbort);
+      this.pending.set(id, {
+        resolve: (v) => {
+          done();
+          resolve(v);
+        },
+        reject: (e) => {
+          done();
+          reject(e);
+        },
+      });
+      this.worker.postMessage({ type: 'embed', id, texts } satisfies ToEmbedWorker);
+    });
+  }
+
+  /** Releases the model in the worker and ends it; pending embeds are rejected as cancelled. */
+  async dispose(): Promise<void> {
+    if (this.stopped?.kind === 'CANCELLED') return;
+    this.stopped = new EmbeddingError('CANCELLED', `The embedder for ${this.folder} was disposed (the model setting changed or the extension is stopping).`);
+    for (const call of this.pending.values()) call.reject(this.stopped);
+    this.pending.clear();
+    if (this.ended) return;
+    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    this.worker.postMessage({ type: 'dispose' } satisfies ToEmbedWorker);
+    // A worker that does not end within a second of being asked is ended.
+    const timer = setTimeout(() => void this.worker.terminate(), 1000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+function asError(failure: WorkerFailure): EmbeddingError {
+  return new EmbeddingError(failure.kind ?? 'MODEL_INVALID', failure.message);
+}
