@@ -38,7 +38,7 @@ export function activate(context: vscode.ExtensionContext): ToolRouterApi {
   };
   removeRetiredGatewayFile(context);
   const loaded = services.service.reload();
-  // The model loads after the servers have been asked to start, off the activation path.
+  // Selection is built once the servers have been asked to start, off the activation path.
   void loaded.then(() => services.selection.getEngine());
   const { api, disposable } = createToolRouterApi(services, documents.results, loaded);
   context.subscriptions.push(disposable);

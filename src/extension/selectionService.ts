@@ -13,6 +13,7 @@ import { SETTING_DEFAULTS } from './settingsSchema';
 import type { ServerDefinition } from '../core/config/serverConfig';
 import { describeError } from '../core/errors/describeError';
 import { loadInWorker } from '../core/embedding/workerEmbedder';
+import { waitAtMost } from '../core/util/waitAtMost';
 
 /**
  * Selection inside VS Code: builds the selection engine from the settings, keeps its catalogue in step
@@ -25,6 +26,9 @@ import { loadInWorker } from '../core/embedding/workerEmbedder';
  */
 
 const API_KEY_SECRET = 'toolRouter.embeddings.apiKey';
+
+/** How long building selection waits for the configuration to load (and the servers to be asked to start). */
+const CONFIG_WAIT_MS = 5_000;
 
 /** Quiet time after the last change before the tool lists are saved: a starting session changes often. */
 const SAVE_DELAY_MS = 5_000;
@@ -270,6 +274,8 @@ export class SelectionService implements vscode.Disposable {
       log,
       // The model loads and runs in a worker thread, so the extension host's own thread stays free.
       loadModel: loadInWorker({ script: vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'embedWorker.js').fsPath }),
+      // The servers are asked to start before this thread builds selection: a server starts in parallel.
+      after: waitAtMost(this.service.whenLoaded(), CONFIG_WAIT_MS),
       quarantine: this.quarantine,
       ...(this.usage ? { usage: this.usage } : {}),
     });

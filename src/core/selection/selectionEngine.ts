@@ -89,6 +89,11 @@ export interface SelectionEngineOptions {
    * (workerEmbedder.ts) in a worker thread, as the extension does.
    */
   readonly loadModel: LocalModelLoader;
+  /**
+   * Work on this thread (the needs models, the spelling lists) starts once this settles, while the model
+   * starts loading at once: the extension lets its servers be asked to start first.
+   */
+  readonly after?: Promise<unknown>;
 }
 
 export interface SelectionEngine {
@@ -170,8 +175,13 @@ export async function createSelectionEngine(options: SelectionEngineOptions): Pr
   let embedder: Embedder | undefined;
   let embedderProblem: string | undefined;
   let embedderFallback: string | undefined;
+  const loading = createEmbedderWithFallback(options.embeddings, options.root, options.loadModel);
+  // Our own work on this thread waits for `after`; a worker thread loads the model meanwhile.
+  await options.after?.catch(() => undefined);
+  const needs = loadGeneralNeeds(options.root, log, options.needsFile);
+  const spellingWords = loadSpellingWords(options.root, log);
   try {
-    ({ embedder, fallback: embedderFallback } = await createEmbedderWithFallback(options.embeddings, options.root, options.loadModel));
+    ({ embedder, fallback: embedderFallback } = await loading);
     if (embedderFallback) log(embedderFallback);
     if (!embedder) embedderProblem = 'embeddings are turned off (provider "none")';
   } catch (error) {
@@ -185,8 +195,6 @@ export async function createSelectionEngine(options: SelectionEngineOptions): Pr
     // Prompts go straight to the model: they rarely repeat, and need not be stored anywhere.
     index = new ToolIndex(toolEmbedder, log, embedder);
   }
-  const needs = loadGeneralNeeds(options.root, log, options.needsFile);
-  const spellingWords = loadSpellingWords(options.root, log);
   // First names, and a local model's own words, are left as written; other embedders give no vocabulary.
   const known = new Set([...(spellingWords?.names ?? []), ...(isLocalModel(embedder) ? embedder.vocabularyWords() : [])]);
   const deps: SelectorDeps = {

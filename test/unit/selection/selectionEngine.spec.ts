@@ -11,6 +11,7 @@ import { cacheFileName } from '../../../src/core/embedding/embeddingCache';
 import { createSelectionEngine } from '../../../src/core/selection/selectionEngine';
 import type { SelectableTool } from '../../../src/core/selection/selectionTypes';
 import { loadInProcess } from '../../../src/core/embedding/onnxEmbedder';
+import type { LocalModelLoader } from '../../../src/core/embedding/embedder';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const TOOLS: SelectableTool[] = [
@@ -40,6 +41,29 @@ describe('selection engine: start-up', function () {
     } finally {
       await engine.dispose();
     }
+  });
+
+  it('starts loading the model at once, and builds the rest only once `after` settles', async () => {
+    const asked: string[] = [];
+    const loadModel: LocalModelLoader = (modelFolder) => {
+      asked.push(modelFolder);
+      return loadInProcess(modelFolder);
+    };
+    let release: () => void = () => undefined;
+    const after = new Promise<void>((resolve) => (release = resolve));
+    let built = false;
+    const creating = createSelectionEngine({ loadModel, after, embeddings: { provider: 'local', model: 'default' }, root: ROOT }).then((engine) => {
+      built = true;
+      return engine;
+    });
+    assert.deepEqual(asked, [path.join(ROOT, 'media', 'model')], 'the model is asked for before `after` settles');
+    // Long enough for the model to load here; the engine still waits for `after`.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    assert.equal(built, false);
+    release();
+    const engine = await creating;
+    assert.ok(engine.index, 'an engine with the model');
+    await engine.dispose();
   });
 
   it('warming up never rejects, even without a local model', async () => {
