@@ -1,5 +1,5 @@
 import { topIndices } from './rankMath';
-import type { GeneralKind, GeneralNeeds } from './generalNeeds';
+import { KIND_LABELS, type GeneralKind, type GeneralNeeds } from './generalNeeds';
 import type { SelectionOptions } from './selectionOptions';
 
 /** The unnamed-needs stage of scoring: general-purpose tools the prompt needs rise into the top few. */
@@ -23,8 +23,7 @@ export function liftGeneralTools(needs: GeneralNeeds, prompt: string, vector: { 
   // A lifted tool joins the ranking just below its best few: the tools the prompt names keep their places.
   const top = topIndices(fused, GENERAL_RANK);
   const ceiling = fused[top[top.length - 1]!]! - GENERAL_BELOW_BEST;
-  for (const need of needs.promptNeeds(prompt, vector)) {
-    if (need.probability < options.generalNeedMin) break;
+  for (const need of withStandIns(needs.promptNeeds(prompt, vector), options.generalNeedMin, kindTools)) {
     const tools = kindTools.get(need.kind);
     if (!tools) continue;
     // Only the kind's best few (by relevance once lifted): five fetch tools of one server need not all rise.
@@ -37,6 +36,31 @@ export function liftGeneralTools(needs: GeneralNeeds, prompt: string, vector: { 
       const previous = out.get(index);
       if (!previous || previous.lift < lift) out.set(index, { kind: need.kind, cue: need.cue, probability: need.probability, lift, best: rank === 0 || (previous?.best ?? false) });
     });
+  }
+  return out;
+}
+
+/**
+ * The kind that serves a need when the catalogue has no tool clearly of the kind needed: a document can be
+ * written as a file, and a page can be fetched rather than browsed, or browsed rather than fetched.
+ */
+export const STAND_INS: Readonly<Partial<Record<GeneralKind, GeneralKind>>> = { convert_document: 'file_write', browser: 'web_fetch', web_fetch: 'browser' };
+
+/** A kind whose best tool the tool model rates below this is served by its stand-in too. */
+export const STAND_IN_BELOW = 0.8;
+
+/**
+ * The needs over generalNeedMin, best first, each followed by its stand-in (at the same probability, the cue
+ * saying what it stands in for) when no tool of the catalogue is clearly of the kind needed.
+ */
+function withStandIns(needs: ReadonlyArray<{ kind: GeneralKind; cue: string; probability: number }>, min: number, kindTools: ReadonlyMap<GeneralKind, ReadonlyArray<{ probability: number }>>): Array<{ kind: GeneralKind; cue: string; probability: number }> {
+  const out: Array<{ kind: GeneralKind; cue: string; probability: number }> = [];
+  for (const need of needs) {
+    if (need.probability < min) break;
+    out.push(need);
+    const standIn = STAND_INS[need.kind];
+    const best = Math.max(0, ...(kindTools.get(need.kind) ?? []).map((t) => t.probability));
+    if (standIn && best < STAND_IN_BELOW && kindTools.has(standIn)) out.push({ kind: standIn, cue: `${need.cue}, and no tool here ${KIND_LABELS[need.kind]}`, probability: need.probability });
   }
   return out;
 }

@@ -7,14 +7,14 @@ import { DEFAULT_CALL_POLICY, type CallPolicy } from '../policy/callPolicy';
 
 /**
  * How many tools are sent follows the scores. Between the best score and the score at rank `cap`, a ranked
- * tool is sent while it lies within `depth` of that drop from the top: with depth 0.79, while its score is
- * above the 21% mark. A steady slope (many similar tools) sends many; one or two tools far ahead of the rest
+ * tool is sent while it lies within `depth` of that drop from the top: with depth 0.78, while its score is
+ * above the 22% mark. A steady slope (many similar tools) sends many; one or two tools far ahead of the rest
  * send few; never fewer than minTools, never more than the cap. The rule is scale-free, so it behaves alike
  * whatever the scores' spread in a catalogue. The depth is the deepest whose mean stays within a budget of
  * 15 tools, read off the coverage curve `npm run eval:select` prints.
  */
 export const DEFAULT_MIN_TOOLS = 3;
-export const DEFAULT_DEPTH = 0.79;
+export const DEFAULT_DEPTH = 0.78;
 /** The cap most clients live with comfortably; 128 is the hard client limit, 40 for some. */
 export const DEFAULT_CAP = 25;
 /** Each clause of a multi-request prompt also sends its own best tools, this many, so every step has its tool. */

@@ -137,6 +137,28 @@ describe('unnamed needs in the selector', () => {
     assert.ok(score(on) < fourth, 'the lift stops below the best four, so the named tools keep their places');
   });
 
+  it('serves a document with the file writer when no tool makes documents, and not when one does', async () => {
+    // "pdf" calls for convert_document; a tool named "…pdf…" is one.
+    const model = tinyModel({
+      prompt: { bias: Array(K).fill(-4), weights: { 'w:pdf': row('convert_document', 6) } },
+      tool: { bias: Array(K).fill(-4), weights: { 'n:writ': row('file_write', 8), 'n:pdf': row('convert_document', 8) } },
+    });
+    const select = async (catalogue: typeof tools) => {
+      const s = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, generalBoost: 16, minTools: 1, depth: 0, clauseHead: 0, stepHead: 0 }, { createLexical: (t) => new LexicalRanker(t.map(rankableFor)), needs: new GeneralNeeds(model) });
+      s.setCatalogue(catalogue);
+      return s.select({ prompt: 'turn the open issues into a short pdf report' });
+    };
+    const without = await select(tools);
+    const write = without.tools.find((t) => t.name === 'files_write_file');
+    assert.ok(write, JSON.stringify(without.tools.map((t) => t.name)));
+    assert.ok(write.stages.includes('general:file_write'));
+    assert.match(write.reason, /and no tool here converts documents → files_write_file \(writes files/);
+    const maker = { name: 'docs_make_pdf', server: 'docs', description: 'Make a PDF document from markdown', originalName: 'make_pdf' };
+    const withMaker = await select([...tools, maker]);
+    assert.ok(withMaker.tools.some((t) => t.name === 'docs_make_pdf' && t.stages.includes('general:convert_document')));
+    assert.ok(!withMaker.tools.some((t) => t.name === 'files_write_file'), 'the writer stands in only when no tool makes documents');
+  });
+
   it('raises nothing when no cue calls for a kind', async () => {
     const sel = await build(16).select({ prompt: 'close the login bug issue' });
     assert.ok(!sel.tools.some((t) => t.stages.some((s) => s.startsWith('general:'))));
