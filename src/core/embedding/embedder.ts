@@ -17,6 +17,11 @@ export interface Embedder {
   embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>;
   /** Frees the model (ONNX session) or connections; the embedder is unusable afterwards. */
   dispose(): Promise<void>;
+  /**
+   * How many embed calls it takes at once to stay busy: more than 1 only for one that works off the
+   * caller's thread (the worker). Unset means 1.
+   */
+  readonly concurrentCalls?: number;
 }
 
 /** A local model folder's embedder: its tokenizer's words, which spelling leaves as written, and a first run. */

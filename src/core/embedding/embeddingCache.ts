@@ -408,6 +408,10 @@ export class CachedEmbedder implements Embedder {
     return this.inner.dimension || this.cachedDimension;
   }
 
+  get concurrentCalls(): number | undefined {
+    return this.inner.concurrentCalls;
+  }
+
   async embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
     const modelId = this.inner.modelId;
     const found = await this.cache.get(modelId, texts);

@@ -43,6 +43,9 @@ interface Pending {
   readonly reject: (error: Error) => void;
 }
 
+/** Embed calls kept with the worker: one running, the rest queued there, while the caller's thread is busy. */
+export const WORKER_BATCHES_IN_FLIGHT = 4;
+
 /** Loads local models in worker threads started from `options.script`. */
 export function loadInWorker(options: WorkerEmbedderOptions): LocalModelLoader {
   return (folder) => WorkerEmbedder.load(folder, options);
@@ -139,6 +142,9 @@ export class WorkerEmbedder implements LocalModel {
       worker.on('exit', onExit);
     });
   }
+
+  /** The index keeps this many batches with the worker, so it never waits for the caller's thread. */
+  readonly concurrentCalls = WORKER_BATCHES_IN_FLIGHT;
 
   /** Vector length: 0 until the worker's session has run once. */
   get dimension(): number {

@@ -98,23 +98,35 @@ export class ToolIndex {
   }
 
   private async drain(): Promise<void> {
-    while (this.pending.length > 0 && !this.disposed) {
-      const batch = this.pending.splice(0, INDEX_BATCH);
+    // An embedder off this thread (a worker) takes several batches at once, so it never waits for this
+    // thread to send the next; one on this thread gets one at a time, with a pause between.
+    const depth = Math.max(1, this.embedder.concurrentCalls ?? 1);
+    const running = new Set<Promise<void>>();
+    let failed = false;
+    const embedBatch = async (batch: string[]): Promise<void> => {
       try {
         const vectors = await this.embedder.embed(batch);
         batch.forEach((text, i) => {
           if (this.wanted.has(text)) this.vectors.set(text, vectors[i]!);
         });
         this.changes++;
-        this.failure = undefined;
+        if (!failed) this.failure = undefined;
       } catch (error) {
+        if (failed) return;
+        failed = true;
         this.failure = describeError(error);
         this.onError(`Embedding tool descriptions failed: ${this.failure}`);
         this.pending = [];
-        return;
       }
+    };
+    while (!this.disposed && (this.pending.length > 0 || running.size > 0)) {
+      while (!failed && running.size < depth && this.pending.length > 0) {
+        const task: Promise<void> = embedBatch(this.pending.splice(0, INDEX_BATCH)).finally(() => running.delete(task));
+        running.add(task);
+      }
+      await Promise.race(running);
       // Let calls and UI work run between batches.
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (depth === 1) await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 }
