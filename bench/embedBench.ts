@@ -1,8 +1,11 @@
 /**
  * `npm run bench:embed`: the default model through the real onnxruntime path, measured in one run:
  * query latency, throughput on 1,000 tool texts, cold and warm (cached) start for 1,000 tools, and the
- * cache's size on disk. The last line is JSON:
- * {"query_p50_ms", "query_p95_ms", "embed_1000_ms", "warm_start_1000_ms", "model_bytes"}.
+ * cache's size on disk. Then the model in a worker thread, as the extension runs it: a query's latency
+ * through the worker beside the same in-process figure, and the time to embed 1,000 tools while this
+ * thread stays busy, one batch at a time against WORKER_BATCHES_IN_FLIGHT, the two alternating.
+ * The last line is JSON: {"query_p50_ms", "query_p95_ms", "embed_1000_ms", "warm_start_1000_ms",
+ * "model_bytes", "worker_query_p50_ms", "busy_fill_1000_ms": {"one_batch", "in_flight"}, "in_flight_ratio"}.
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +15,9 @@ import { CachedEmbedder, EmbeddingCache } from '../src/core/embedding/embeddingC
 import { OnnxEmbedder } from '../src/core/embedding/onnxEmbedder';
 import { loadQueriesFile, loadToolsFile } from '../src/core/evaluation/retrievalData';
 import { toolEmbeddingText } from '../src/core/selection/toolDocument';
+import { ToolIndex } from '../src/core/selection/toolIndex';
+import type { Embedder } from '../src/core/embedding/embedder';
+import { WORKER_BATCHES_IN_FLIGHT, WorkerEmbedder } from '../src/core/embedding/workerEmbedder';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const MODEL = path.join(ROOT, 'media', 'model');
@@ -20,6 +26,30 @@ const TOOLS = 1000;
 /** Queries timed one at a time, after a warm-up; 2,000 gives a stable p95. */
 const QUERY_SAMPLES = 2000;
 const WARMUP = 200;
+/** Rounds of the busy-thread fill, each timing both depths. */
+const FILL_ROUNDS = 5;
+/** How the host's thread is kept busy meanwhile: slices of this length, a turn of the event loop between. */
+const BUSY_SLICE_MS = 50;
+const BUSY_SLICES = 8;
+
+/** `inner` with another number of calls in flight. */
+function withDepth(inner: Embedder, concurrentCalls: number): Embedder {
+  return { modelId: inner.modelId, dimension: inner.dimension, concurrentCalls, embed: (texts, signal) => inner.embed(texts, signal), dispose: async () => undefined };
+}
+
+/** Fills an index with `texts` through `embedder` while this thread works in slices; returns the ms until every text has a vector. */
+async function busyFill(embedder: Embedder, texts: readonly string[]): Promise<number> {
+  const index = new ToolIndex(embedder);
+  const t0 = performance.now();
+  index.update(texts);
+  for (let i = 0; i < BUSY_SLICES; i++) {
+    const end = performance.now() + BUSY_SLICE_MS;
+    while (performance.now() < end);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await index.whenReady();
+  return performance.now() - t0;
+}
 
 function folderBytes(dir: string): number {
   let total = 0;
@@ -70,6 +100,26 @@ async function main(): Promise<void> {
   if (vectors.length !== texts.length) throw new Error('the warm cache returned the wrong number of vectors');
   rmSync(cacheDir, { recursive: true, force: true });
 
+  // The model in a worker thread, as the extension runs it (dist/embedWorker.js, built with the benches).
+  const worker = await WorkerEmbedder.load(MODEL, { script: path.join(ROOT, 'dist', 'embedWorker.js') });
+  await worker.warmUp();
+  const workerLatencies: number[] = [];
+  for (let i = 0; i < WARMUP + QUERY_SAMPLES / 4; i++) {
+    const t = performance.now();
+    await worker.embed([queries[(i * 7) % queries.length]!]);
+    if (i >= WARMUP) workerLatencies.push(performance.now() - t);
+  }
+  const fills = { one_batch: [] as number[], in_flight: [] as number[] };
+  for (let round = 0; round < FILL_ROUNDS; round++) {
+    // New texts each round, so nothing is reused between the two.
+    fills.one_batch.push(await busyFill(withDepth(worker, 1), texts.map((t) => `${t} (${round}a)`)));
+    fills.in_flight.push(await busyFill(withDepth(worker, WORKER_BATCHES_IN_FLIGHT), texts.map((t) => `${t} (${round}b)`)));
+  }
+  await worker.dispose();
+  const oneBatch = percentile(fills.one_batch, 50);
+  const inFlight = percentile(fills.in_flight, 50);
+  const workerP50 = percentile(workerLatencies, 50);
+
   const modelBytes = folderBytes(MODEL);
   const p50 = percentile(latencies, 50);
   const p95 = percentile(latencies, 95);
@@ -78,8 +128,10 @@ async function main(): Promise<void> {
   console.log(`1,000 tool texts:       ${embed1000.toFixed(0)} ms   (${(TOOLS / (embed1000 / 1000)).toFixed(0)} texts/s)`);
   console.log(`start for 1,000 tools:  cold ${coldMs.toFixed(0)} ms (model + write cache)   warm ${warmMs.toFixed(1)} ms (cache only)   ratio ${(coldMs / warmMs).toFixed(1)}×`);
   console.log(`cache on disk:          ${(cacheBytes / 1024).toFixed(0)} KiB for ${TOOLS} vectors`);
+  console.log(`in a worker thread:     one query p50 ${workerP50.toFixed(3)} ms (${(workerP50 / p50).toFixed(2)}× in-process)`);
+  console.log(`1,000 tools, this thread busy ${BUSY_SLICES} × ${BUSY_SLICE_MS} ms: one batch at a time ${oneBatch.toFixed(0)} ms, ${WORKER_BATCHES_IN_FLIGHT} in flight ${inFlight.toFixed(0)} ms (medians of ${FILL_ROUNDS}, alternating; ratio ${(inFlight / oneBatch).toFixed(2)})`);
   await model.dispose();
-  console.log(JSON.stringify({ query_p50_ms: round(p50, 4), query_p95_ms: round(p95, 4), embed_1000_ms: round(embed1000, 1), warm_start_1000_ms: round(warmMs, 2), model_bytes: modelBytes }));
+  console.log(JSON.stringify({ query_p50_ms: round(p50, 4), query_p95_ms: round(p95, 4), embed_1000_ms: round(embed1000, 1), warm_start_1000_ms: round(warmMs, 2), model_bytes: modelBytes, worker_query_p50_ms: round(workerP50, 4), busy_fill_1000_ms: { one_batch: round(oneBatch, 0), in_flight: round(inFlight, 0) }, in_flight_ratio: round(inFlight / oneBatch, 2) }));
 }
 
 function round(n: number, digits: number): number {
