@@ -32,10 +32,8 @@ export type FromEmbedWorker =
   | { readonly type: 'failed'; readonly id: number; readonly error: WorkerFailure };
 
 export interface WorkerEmbedderOptions {
-  /** The worker's script: dist/embedWorker.js in a build. */
+  /** The worker's script: dist/embedWorker.js in a build (tests start the TypeScript source through tsx). */
   readonly script: string;
-  /** Node options for the worker (tests run the TypeScript source with `--import tsx`). */
-  readonly execArgv?: readonly string[];
 }
 
 interface Pending {
@@ -114,7 +112,7 @@ export class WorkerEmbedder implements LocalModel {
     const data: EmbedWorkerData = { folder, ...(runtimeFolder ? { runtimeFolder } : {}) };
     let worker: Worker;
     try {
-      worker = new Worker(options.script, { workerData: data, ...(options.execArgv ? { execArgv: [...options.execArgv] } : {}) });
+      worker = new Worker(options.script, { workerData: data });
     } catch (error) {
       return Promise.reject(new EmbeddingError('MODEL_INVALID', `The embedding worker could not start from ${options.script} (${describeError(error)}). Reinstall the extension.`, { cause: error }));
     }
