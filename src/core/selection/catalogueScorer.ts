@@ -1,5 +1,6 @@
 import { splitClauses } from './clauses';
 import { refersBack, splitSteps, type StepRanking } from './steps';
+import { stepOperation, toolOperation, type Operation } from './operations';
 import { CompanionIndex, type Companion } from './companions';
 import { fileTypeWords } from './fileTypes';
 import { liftGeneralTools, type GeneralLift } from './generalLift';
@@ -46,6 +47,9 @@ export const USAGE_HINT_WEIGHT = 2;
 
 /** A server a step names is lifted only when its best tool scores at least this share of the step's best. */
 export const NAMED_SERVER_SHARE = 0.5;
+
+/** A step's verb lifts its operation's tools among the servers of the step's best this many tools. */
+export const OPERATION_SERVERS = 5;
 
 /** A companion lister is lifted to this far (z-score units) below the tool it serves, so it ranks beside it. */
 export const COMPANION_BELOW = 0.1;
@@ -104,6 +108,8 @@ export class CatalogueScorer {
   /** Each general-purpose kind's tools in the catalogue (tool probability ≥ generalToolMin). */
   private readonly kindTools: ReadonlyMap<GeneralKind, ReadonlyArray<{ index: number; probability: number }>>;
   readonly companions: CompanionIndex;
+  /** What each tool's name says it does (operations.ts), in catalogue order. */
+  private readonly operations: ReadonlyArray<Operation | undefined>;
   /** The vectors as of the index's `version`; `present` is shared, read-only, by the scores made from them. */
   private aligned: { vectors: PackedVectors; present: Uint8Array; version: number } | undefined;
 
@@ -123,6 +129,7 @@ export class CatalogueScorer {
     this.unspaced = tools.map((t) => isUnspaced(t.description ?? ''));
     this.kindTools = findKindTools(tools, deps.needs, options.generalToolMin);
     this.companions = new CompanionIndex(tools);
+    this.operations = tools.map((t) => toolOperation(t.originalName ?? t.name));
   }
 
   /**
@@ -219,7 +226,7 @@ export class CatalogueScorer {
    * need (none for a one-step prompt). A step is scored as the prompt is, server boost included.
    */
   private async rankSteps(prompt: string, scorePart: (text: string) => Promise<TextScores>, timings: Record<string, number>): Promise<StepRanking[]> {
-    const { stepHead, cap, serverBoost, companionHead, stepServerLift, stepContext } = this.options;
+    const { stepHead, cap, serverBoost, companionHead, stepServerLift, stepContext, stepOperationLift } = this.options;
     if (stepHead <= 0) return [];
     const t0 = performance.now();
     const out: StepRanking[] = [];
@@ -234,12 +241,25 @@ export class CatalogueScorer {
       previous = part.fused;
       if (serverBoost > 0) boostByServerIds(scores, this.serverIds, this.serverCount, serverBoost);
       if (stepServerLift > 0) this.liftNamed(scores, this.serverNames.named(step), stepServerLift);
+      if (stepOperationLift > 0) this.liftOperation(scores, step, stepOperationLift);
       const ranked = topIndices(scores, cap);
       const companions = companionHead > 0 ? this.companions.companionsFor(ranked.slice(0, stepHead), scores, step) : [];
       out.push({ step, ranked, companions: companions.map((c) => c.index) });
     }
     timings['steps'] = performance.now() - t0;
     return out;
+  }
+
+  /**
+   * Lifts by `lift` the tools that do what the step's leading verb asks (operations.ts), among the servers
+   * of the step's best OPERATION_SERVERS tools only: the step's own words found the server, the verb picks
+   * the tool within it.
+   */
+  private liftOperation(scores: Float64Array, step: string, lift: number): void {
+    const wanted = stepOperation(step);
+    if (!wanted) return;
+    const servers = new Set(topIndices(scores, OPERATION_SERVERS).map((i) => this.serverIds[i]!));
+    for (let i = 0; i < scores.length; i++) if (this.operations[i] === wanted && servers.has(this.serverIds[i]!)) scores[i] = scores[i]! + lift;
   }
 
   /**

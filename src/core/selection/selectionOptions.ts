@@ -34,6 +34,11 @@ export const DEFAULT_STEP_SERVER_LIFT = 6;
  */
 export const DEFAULT_STEP_CONTEXT = 0.3;
 /**
+ * Inside a step, the tools that do what its leading verb asks ("move those to…" → an update tool), among
+ * the servers the step is about, gain this (z-score units; 0: off); see operations.ts.
+ */
+export const DEFAULT_STEP_OPERATION_LIFT = 2;
+/**
  * Companion listers (companions.ts) are looked for behind this many of the best tools: the tools the
  * prompt most likely acts on. Past six, more found nothing more.
  */
@@ -90,6 +95,8 @@ export interface SelectionOptions {
   readonly stepServerLift: number;
   /** A step that refers back is blended with the step before it, this weight on that step (0–1; 0: off); see steps.ts. */
   readonly stepContext: number;
+  /** Inside a step, the tools doing the operation its verb asks for gain this (z-score units; 0: off); see operations.ts. */
+  readonly stepOperationLift: number;
   /** The best this many tools sent each bring their server's lister of the same resource (0: off); see companions.ts. */
   readonly companionHead: number;
   /** Hard cap on the tools sent, after core, pinned and sticky tools. */
@@ -139,6 +146,7 @@ export const DEFAULT_SELECTION_OPTIONS: SelectionOptions = {
   stepShare: DEFAULT_STEP_SHARE,
   stepServerLift: DEFAULT_STEP_SERVER_LIFT,
   stepContext: DEFAULT_STEP_CONTEXT,
+  stepOperationLift: DEFAULT_STEP_OPERATION_LIFT,
   companionHead: DEFAULT_COMPANION_HEAD,
   crossScript: 1,
   fileTypes: 1,
