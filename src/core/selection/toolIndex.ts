@@ -119,8 +119,9 @@ export class ToolIndex {
         this.pending = [];
       }
     };
-    while (!this.disposed && (this.pending.length > 0 || running.size > 0)) {
-      while (!failed && running.size < depth && this.pending.length > 0) {
+    // After a failure nothing more is sent; the batches still out finish on their own.
+    while (!this.disposed && !failed && (this.pending.length > 0 || running.size > 0)) {
+      while (running.size < depth && this.pending.length > 0) {
         const task: Promise<void> = embedBatch(this.pending.splice(0, INDEX_BATCH)).finally(() => running.delete(task));
         running.add(task);
       }

@@ -20,11 +20,12 @@ class CountingEmbedder implements Embedder {
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
     this.calls++;
     const call = this.calls;
+    // The failing call fails at once, while the others are still out.
+    if (call === this.failOnCall) throw new Error('the fake model failed');
     this.running++;
     this.most = Math.max(this.most, this.running);
     await new Promise((resolve) => setImmediate(resolve));
     this.running--;
-    if (call === this.failOnCall) throw new Error('the fake model failed');
     return texts.map((t) => Float32Array.of(t.length));
   }
 
@@ -64,5 +65,19 @@ describe('ToolIndex: embedding the catalogue', () => {
     assert.match(index.error ?? '', /the fake model failed/);
     assert.ok(embedder.calls <= 5, `${embedder.calls} calls: the four in flight and none after the failure`);
     assert.ok(index.readiness().ready < 1000);
+  });
+
+  it('settles after a failure even when the catalogue changed meanwhile, and embeds it on the next change', async () => {
+    const embedder = new CountingEmbedder(4, 1);
+    const index = new ToolIndex(embedder);
+    index.update(texts);
+    // The first batch has failed; the others are still out when a new catalogue arrives.
+    await Promise.resolve();
+    index.update([...texts, 'one more tool']);
+    await index.whenReady();
+    assert.ok(index.readiness().ready < index.readiness().total);
+    index.update([...texts, 'one more tool', 'and another']);
+    await index.whenReady();
+    assert.deepEqual(index.readiness(), { ready: 1002, total: 1002 });
   });
 });
