@@ -108,8 +108,8 @@ export class CatalogueScorer {
   /** Each general-purpose kind's tools in the catalogue (tool probability ≥ generalToolMin). */
   private readonly kindTools: ReadonlyMap<GeneralKind, ReadonlyArray<{ index: number; probability: number }>>;
   readonly companions: CompanionIndex;
-  /** What each tool's name says it does (operations.ts), in catalogue order. */
-  private readonly operations: ReadonlyArray<Operation | undefined>;
+  /** The tools whose names say each operation (operations.ts), by catalogue position. */
+  private readonly byOperation: ReadonlyMap<Operation, readonly number[]>;
   /** The vectors as of the index's `version`; `present` is shared, read-only, by the scores made from them. */
   private aligned: { vectors: PackedVectors; present: Uint8Array; version: number } | undefined;
 
@@ -129,7 +129,15 @@ export class CatalogueScorer {
     this.unspaced = tools.map((t) => isUnspaced(t.description ?? ''));
     this.kindTools = findKindTools(tools, deps.needs, options.generalToolMin);
     this.companions = new CompanionIndex(tools);
-    this.operations = tools.map((t) => toolOperation(t.originalName ?? t.name));
+    const byOperation = new Map<Operation, number[]>();
+    tools.forEach((t, i) => {
+      const op = toolOperation(t.originalName ?? t.name);
+      if (!op) return;
+      const list = byOperation.get(op) ?? [];
+      byOperation.set(op, list);
+      list.push(i);
+    });
+    this.byOperation = byOperation;
   }
 
   /**
@@ -257,9 +265,10 @@ export class CatalogueScorer {
    */
   private liftOperation(scores: Float64Array, step: string, lift: number): void {
     const wanted = stepOperation(step);
-    if (!wanted) return;
+    const tools = wanted ? this.byOperation.get(wanted) : undefined;
+    if (!tools) return;
     const servers = new Set(topIndices(scores, OPERATION_SERVERS).map((i) => this.serverIds[i]!));
-    for (let i = 0; i < scores.length; i++) if (this.operations[i] === wanted && servers.has(this.serverIds[i]!)) scores[i] = scores[i]! + lift;
+    for (const i of tools) if (servers.has(this.serverIds[i]!)) scores[i] = scores[i]! + lift;
   }
 
   /**
