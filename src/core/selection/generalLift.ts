@@ -1,5 +1,5 @@
 import { topIndices } from './rankMath';
-import { KIND_LABELS, type GeneralKind, type GeneralNeeds } from './generalNeeds';
+import { KIND_LABELS, type GeneralKind, type GeneralNeeds, type PromptNeed } from './generalNeeds';
 import type { SelectionOptions } from './selectionOptions';
 
 /** The unnamed-needs stage of scoring: general-purpose tools the prompt needs rise into the top few. */
@@ -53,8 +53,8 @@ export const STAND_IN_BELOW = 0.8;
  * The needs over generalNeedMin, best first, each followed by its stand-in (at the same probability, the cue
  * saying what it stands in for) when no tool of the catalogue is clearly of the kind needed.
  */
-function withStandIns(needs: ReadonlyArray<{ kind: GeneralKind; cue: string; probability: number }>, min: number, kindTools: ReadonlyMap<GeneralKind, ReadonlyArray<{ probability: number }>>): Array<{ kind: GeneralKind; cue: string; probability: number }> {
-  const out: Array<{ kind: GeneralKind; cue: string; probability: number }> = [];
+function withStandIns(needs: readonly PromptNeed[], min: number, kindTools: ReadonlyMap<GeneralKind, ReadonlyArray<{ probability: number }>>): PromptNeed[] {
+  const out: PromptNeed[] = [];
   for (const need of needs) {
     if (need.probability < min) break;
     out.push(need);
