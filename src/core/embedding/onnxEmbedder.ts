@@ -35,8 +35,6 @@ import {
 import { SharedModel } from './onnxSession';
 import { padId, SequenceEncoder } from './sequenceEncoder';
 
-export { DEFAULT_MAX_TOKENS } from './modelFolder';
-
 /**
  * Texts per session run: after sorting by length, neighbours pad little, and one run's hidden state stays
  * modest beside the editor.

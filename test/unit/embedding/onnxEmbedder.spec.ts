@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_MAX_TOKENS, ONNX_BATCH_SIZE, OnnxEmbedder, type OnnxEmbedderOptions } from '../../../src/core/embedding/onnxEmbedder';
+import { DEFAULT_MAX_TOKENS } from '../../../src/core/embedding/modelFolder';
+import { ONNX_BATCH_SIZE, OnnxEmbedder, type OnnxEmbedderOptions } from '../../../src/core/embedding/onnxEmbedder';
 import {
   TINY_DIMENSION, buildTinyBertOnnx, handCls, handHiddenStates, handMean, tinyTables, tinyTokenizerConfig, tinyTokenizerJson, tokenId, unit,
   writeTinyBertFolder, type TinyFolderOptions,
