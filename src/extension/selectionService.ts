@@ -58,6 +58,8 @@ export class SelectionService implements vscode.Disposable {
   /** selectionDigest of `catalogue`: a live list equal to the saved one changes nothing selection reads. */
   private catalogueDigest = '';
   private saveTimer: NodeJS.Timeout | undefined;
+  /** A status change not yet applied to the catalogue: applied on the next turn, or sooner when read. */
+  private statusRefresh: NodeJS.Immediate | undefined;
   private lastSaved = '';
   /** Resolves once the saved lists have been read (or found missing). */
   readonly savedListsRead: Promise<void>;
@@ -79,10 +81,10 @@ export class SelectionService implements vscode.Disposable {
       this.refreshCatalogue(true);
       this.scheduleSave();
     });
-    // A server leaving `starting` takes its saved tools out, whether it listed tools or failed.
+    // A server leaving `starting` takes its saved tools out, whether it listed tools or failed. Not inside
+    // the router's event: a starting server would wait for the check of its saved tools before it spawns.
     this.offStatus = service.router.onDidChangeServerStatus(() => {
-      this.refreshCatalogue(false);
-      this.scheduleSave();
+      this.statusRefresh ??= setImmediate(() => this.flushStatus());
     });
     this.savedListsRead = this.savedLists.load().then((saved) => {
       this.saved = saved;
@@ -112,6 +114,7 @@ export class SelectionService implements vscode.Disposable {
   }
 
   async select(prompt: string, options: Omit<SelectionRequest, 'prompt'> = {}): Promise<Selection> {
+    this.flushStatus();
     const engine = await this.getEngine();
     return engine.selector.select({ prompt, ...options });
   }
@@ -123,6 +126,7 @@ export class SelectionService implements vscode.Disposable {
 
   /** Whether `name` is a saved tool of a server still starting: ranked, but not callable or offerable yet. */
   isSavedOnly(name: string): boolean {
+    this.flushStatus();
     return this.savedNow.has(name);
   }
 
@@ -131,6 +135,7 @@ export class SelectionService implements vscode.Disposable {
    * comes now would be ranked without them.
    */
   unrankedStartingServers(): string[] {
+    this.flushStatus();
     const ranked = new Set(this.catalogue.map((t) => t.server));
     return this.startingServers().filter((d) => !ranked.has(d.name)).map((d) => d.name);
   }
@@ -160,6 +165,7 @@ export class SelectionService implements vscode.Disposable {
 
   /** Exposed tool name → poisoning flags, for the server tree and the panel. */
   toolFlags(): ReadonlyMap<string, readonly ToolFlag[]> {
+    this.flushStatus();
     return this.flags;
   }
 
@@ -173,6 +179,15 @@ export class SelectionService implements vscode.Disposable {
     const on = this.config.get('security.quarantineFlaggedTools');
     return on ? this.quarantined : new Map<string, string>();
   };
+
+  /** Applies a pending status change: the saved tools of servers that started or stopped starting. */
+  private flushStatus(): void {
+    if (!this.statusRefresh) return;
+    clearImmediate(this.statusRefresh);
+    this.statusRefresh = undefined;
+    this.refreshCatalogue(false);
+    this.scheduleSave();
+  }
 
   private startingServers(): ServerDefinition[] {
     return this.service.router.listConnections().filter((c) => c.currentState === 'starting').map((c) => c.definition);
@@ -226,6 +241,7 @@ export class SelectionService implements vscode.Disposable {
 
   dispose(): void {
     clearTimeout(this.saveTimer);
+    clearImmediate(this.statusRefresh);
     this.offTools();
     this.offStatus();
     this.disposables.forEach((d) => d.dispose());
