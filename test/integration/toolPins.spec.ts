@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { ToolRouter, type HeldBackTool } from '../../src/core/router/toolRouter';
 import { ToolPins } from '../../src/core/security/toolPins';
-import { FileToolPinStore, TOOL_PINS_FILE_NAME } from '../../src/core/security/toolPinStore';
+import { FileToolPinStore, TOOL_PINS_FILE_NAME, type ToolPinDocument, type ToolPinStore } from '../../src/core/security/toolPinStore';
 import { REPO_ROOT, TEST_BACKOFF_MS, definitions, tempDir } from './serverHarness';
 
 /** A real stdio MCP server whose tools are read from a file at every tools/list (see the fixture). */
@@ -156,5 +156,28 @@ describe('tool pins against a real MCP server whose tools change', function () {
     await router.whenSettled(SETTLE_MS);
     assert.deepEqual(names(router), ['changing_lookup', 'changing_ping']);
     assert.deepEqual(router.heldBackTools().map((h) => h.name), ['steady_lookup']);
+  });
+
+  it('starts the servers while the pins are read, and lists no tool before they are', async () => {
+    const first = await startRouter();
+    await first.pins.flush();
+    await first.router.dispose();
+    writeTools(changingFile, [lookup('Looks up a word, changed while the router was closed'), ping]);
+    // The pin file is read only when the test lets it: the servers must not wait for it.
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((r) => (release = r));
+    const file = new FileToolPinStore(pinFile);
+    const slow: ToolPinStore = { location: file.location, load: async (): Promise<ToolPinDocument | undefined> => (await released, file.load()), save: (d) => file.save(d) };
+    const router = new ToolRouter({ backoffMs: TEST_BACKOFF_MS, toolPins: new ToolPins(slow) });
+    routers.push(router);
+    await router.applyConfig(await definitions({ servers: { changing: { command: process.execPath, args: [DEFINITION_FILE_SERVER, changingFile] } } }));
+    const connection = router.getConnection('changing')!;
+    await connection.whenSettled(SETTLE_MS);
+    assert.equal(connection.currentState, 'ready', 'the server started and listed its tools with the pins unread');
+    assert.deepEqual(names(router), [], 'no tool is listed before the pins are read');
+    release();
+    await router.whenSettled(SETTLE_MS);
+    assert.deepEqual(names(router), ['changing_ping'], 'once read, the changed tool is still caught');
+    assert.deepEqual(router.heldBackTools().map((h) => h.name), ['changing_lookup']);
   });
 });

@@ -77,8 +77,10 @@ export class ToolRouter {
   private readonly statusChanged = new Emitter<RoutedServerStatus>();
   private readonly heldBackChanged = new Emitter<readonly HeldBackTool[]>();
   private readonly notified = new Emitter<{ readonly server: string; readonly notice: ServerNotice }>();
-  /** The last applyConfig, until its servers are registered. */
+  /** The last applyConfig, until its servers are registered and the pins read. */
   private applying: Promise<void> = Promise.resolve();
+  /** A catalogue rebuild waiting for the pins to be read. */
+  private pinsRead: Promise<void> | undefined;
 
   constructor(private readonly options: ToolRouterOptions = {}) {
     this.heldBack = new HeldBackTools(options.toolPins, (server, line) => options.onLog?.(server, line));
@@ -92,14 +94,17 @@ export class ToolRouter {
    */
   async applyConfig(definitions: readonly ServerDefinition[]): Promise<void> {
     const applying = this.startServers(definitions);
-    // Waits for tools and for settling see the servers even while the pins are still being read.
-    this.applying = applying.catch(() => undefined);
+    // Waits for tools and for settling see the servers and the pins as this call leaves them.
+    this.applying = Promise.all([applying, this.options.toolPins?.whenLoaded()]).then(
+      () => undefined,
+      () => undefined,
+    );
     return applying;
   }
 
   private async startServers(definitions: readonly ServerDefinition[]): Promise<void> {
-    // Pins are read before any server lists a tool, so a changed tool is never taken for a new one.
-    if (this.options.toolPins) await this.options.toolPins.whenLoaded();
+    // Servers start while the pins are read; no tool is listed before they are (rebuildCatalogue).
+    void this.options.toolPins?.whenLoaded();
     const wanted = new Map(definitions.map((d) => [d.name, d]));
     const stopping: Promise<void>[] = [];
     for (const [name, entry] of this.servers) {
@@ -407,6 +412,15 @@ export class ToolRouter {
   }
 
   private rebuildCatalogue(): void {
+    // Pins are read before any tool is listed, so a changed tool is never taken for a new one.
+    const pins = this.options.toolPins;
+    if (pins && !pins.isLoaded) {
+      this.pinsRead ??= pins.whenLoaded().then(() => {
+        this.pinsRead = undefined;
+        this.rebuildCatalogue();
+      });
+      return;
+    }
     const listed: Array<{ server: string; tool: ServerTool }> = [];
     for (const [server, entry] of [...this.servers.entries()].sort(([a], [b]) => compareNames(a, b))) {
       const { toolsAllowed, toolsDenied } = entry.connection.definition.options;

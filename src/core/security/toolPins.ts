@@ -151,6 +151,11 @@ export class ToolPins {
     this.acceptFrom = new Set(options.acceptChangesFrom ?? []);
   }
 
+  /** Whether the pins have been read (or found unreadable): `check` may run. */
+  get isLoaded(): boolean {
+    return this.loaded;
+  }
+
   get location(): string {
     return this.store.location;
   }
