@@ -289,7 +289,10 @@ export class SelectionService implements vscode.Disposable {
       cacheFolder: vscode.Uri.joinPath(this.context.globalStorageUri, 'embeddings').fsPath,
       log,
       // The model loads and runs in a worker thread, so the extension host's own thread stays free.
-      loadModel: loadInWorker({ script: vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'embedWorker.js').fsPath }),
+      loadModel: loadInWorker({
+        script: vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'embedWorker.js').fsPath,
+        onRestart: (reason) => this.service.log.warn(`The embedding worker stopped (${reason}) and was started again; the embeds it had are sent again.`),
+      }),
       // The servers are asked to start before this thread builds selection: a server starts in parallel.
       after: waitAtMost(this.service.whenLoaded(), CONFIG_WAIT_MS),
       quarantine: this.quarantine,

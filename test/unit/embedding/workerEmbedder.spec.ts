@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { EmbeddingError } from '../../../src/core/embedding/embedder';
 import { OnnxEmbedder } from '../../../src/core/embedding/onnxEmbedder';
-import { WorkerEmbedder } from '../../../src/core/embedding/workerEmbedder';
+import { WORKER_RESTARTS, WorkerEmbedder } from '../../../src/core/embedding/workerEmbedder';
 import { DEFAULT_MODEL_DIR } from '../../../src/core/selection/selectionEngine';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -11,6 +13,8 @@ const MODEL = path.join(ROOT, DEFAULT_MODEL_DIR);
 const WORKER = { script: path.join(ROOT, 'test/fixtures/workers/embedWorker.mjs') };
 /** A fake worker that reports a model and exits on the first embed. */
 const STOPPING = { script: path.join(ROOT, 'test/fixtures/workers/stoppingEmbedWorker.mjs') };
+/** A fake worker that exits on its first embed the first time it runs in a folder, and answers after that. */
+const ONCE = path.join(ROOT, 'test/fixtures/workers/onceStoppingEmbedWorker.mjs');
 
 const isKind = (kind: string, pattern: RegExp) => (error: unknown) => error instanceof EmbeddingError && error.kind === kind && pattern.test(error.message);
 
@@ -49,9 +53,28 @@ describe('WorkerEmbedder', function () {
     await assert.rejects(WorkerEmbedder.load(MODEL, { script: path.join(ROOT, 'no-such-worker.js') }), isKind('MODEL_INVALID', /no-such-worker\.js.*Reinstall the extension/s));
   });
 
-  it('rejects the pending embed and every later one when the worker stops', async () => {
-    const embedder = await WorkerEmbedder.load('/nowhere', STOPPING);
-    await assert.rejects(embedder.embed(['read file']), isKind('MODEL_INVALID', /stopped \(exit code 3\).*keywords/));
+  it('starts a worker that stopped again, and sends it the embeds that were pending', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'worker-restart-'));
+    const restarts: string[] = [];
+    const embedder = await WorkerEmbedder.load(folder, { script: ONCE, onRestart: (reason) => restarts.push(reason) });
+    try {
+      const first = embedder.embed(['read file', 'ab']);
+      const second = embedder.embed(['sent while it restarts']);
+      assert.deepEqual((await first).map((v) => [...v]), [[9, 2], [2, 2]]);
+      assert.deepEqual((await second).map((v) => [...v]), [[22, 1]]);
+      assert.deepEqual(restarts, ['exit code 5']);
+      assert.deepEqual((await embedder.embed(['later'])).map((v) => [...v]), [[5, 1]]);
+    } finally {
+      await embedder.dispose();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('rejects the pending embed and every later one when the worker keeps stopping', async () => {
+    const restarts: string[] = [];
+    const embedder = await WorkerEmbedder.load('/nowhere', { ...STOPPING, onRestart: (reason) => restarts.push(reason) });
+    await assert.rejects(embedder.embed(['read file']), isKind('MODEL_INVALID', new RegExp(`stopped \\(exit code 3, after ${WORKER_RESTARTS} restarts\\).*keywords`)));
+    assert.equal(restarts.length, WORKER_RESTARTS);
     await assert.rejects(embedder.embed(['again']), isKind('MODEL_INVALID', /stopped/));
     await assert.rejects(embedder.warmUp(), isKind('MODEL_INVALID', /stopped/));
     await embedder.dispose();
