@@ -14,13 +14,19 @@ export interface RoundFourFigures {
   readonly groups: Record<string, { n: number; 'recall@25': number; 'all@25': number; sent_all: number; mean_sent: number }>;
   /** recall@25 of the browser tools that stand for an unnamed browsing need. */
   readonly 'browser_recall@25': number;
+  /**
+   * Of the requests with a browser need, the share (percent) whose selection, as sent and before any
+   * alternative is credited, holds a browser tool that opens a page: the kind's recall credits any browser
+   * tool, and a hover or a screenshot cannot open the site.
+   */
+  readonly browser_opener_sent: number;
   /** recall@25 of the gold tools of the cross-language names group. */
   readonly 'names_recall@25': number;
   /** Per number of steps: requests, sent_all and tools sent on average. */
   readonly bySteps: Record<string, { n: number; sent_all: number; mean_sent: number }>;
 }
 
-export function roundFourFigures(queries: readonly DataQuery[], outcomes: readonly QueryOutcome[], browserTools: ReadonlySet<string>): RoundFourFigures | undefined {
+export function roundFourFigures(queries: readonly DataQuery[], outcomes: readonly QueryOutcome[], browserTools: ReadonlySet<string>, sent: { raw: readonly QueryOutcome[]; openers: ReadonlySet<string> }): RoundFourFigures | undefined {
   const picked = queries.map((q, i) => ({ q, o: outcomes[i]! })).filter(({ q }) => q.group !== undefined);
   if (picked.length === 0) return undefined;
   const summarise = (rows: typeof picked) => {
@@ -44,7 +50,10 @@ export function roundFourFigures(queries: readonly DataQuery[], outcomes: readon
   const browser = needRecall(picked.map((r) => r.q), picked.map((r) => r.o.ranked), (q) => (q.general ?? []).filter((g) => browserTools.has(g)), 25);
   const names = picked.filter(({ q }) => q.group === 'names');
   const namesRecall = needRecall(names.map((r) => r.q), names.map((r) => r.o.ranked), (q) => q.gold, 25);
-  return { groups, 'browser_recall@25': browser.recall, 'names_recall@25': namesRecall.recall, bySteps };
+  const browsing = queries.map((q, i) => ({ q, o: sent.raw[i] })).filter(({ q, o }) => o && (q.general ?? []).some((g) => browserTools.has(g)));
+  const opened = browsing.filter(({ o }) => o!.selected.some((name) => sent.openers.has(name))).length;
+  const openerSent = browsing.length ? round1((100 * opened) / browsing.length) : 0;
+  return { groups, 'browser_recall@25': browser.recall, browser_opener_sent: openerSent, 'names_recall@25': namesRecall.recall, bySteps };
 }
 
 /** The figures as a few lines of text for the console. */
@@ -53,7 +62,7 @@ export function roundFourTable(figures: RoundFourFigures): string {
   for (const [group, g] of Object.entries(figures.groups)) {
     lines.push(`  ${group.padEnd(10)}${String(g.n).padStart(5)}${g['recall@25'].toFixed(1).padStart(11)}${g['all@25'].toFixed(1).padStart(8)}${g.sent_all.toFixed(1).padStart(10)}${g.mean_sent.toFixed(1).padStart(11)}`);
   }
-  lines.push(`  browser-kind recall@25 ${figures['browser_recall@25'].toFixed(1)}, cross-language names recall@25 ${figures['names_recall@25'].toFixed(1)}`);
+  lines.push(`  browser-kind recall@25 ${figures['browser_recall@25'].toFixed(1)} (a page-opening tool sent: ${figures.browser_opener_sent.toFixed(1)}%), cross-language names recall@25 ${figures['names_recall@25'].toFixed(1)}`);
   lines.push(`  sent_all by steps: ${Object.entries(figures.bySteps).map(([k, v]) => `${k} steps ${v.sent_all.toFixed(1)} (n ${v.n}, ${v.mean_sent.toFixed(1)} sent)`).join('; ')}`);
   return lines.join('\n');
 }

@@ -23,6 +23,7 @@ import { loadQueriesFile, loadToolsFile, METRIC_NAMES, retrievalMetrics, SELECTI
 import { createSelectionEngine } from '../src/core/selection/selectionEngine';
 import { catalogueFromData, creditAlternatives, creditList, evaluateSelection, needRecall, selectedAt, selectedRecall, sentAll, type QueryOutcome } from '../src/core/evaluation/selectionEvaluation';
 import { rankableFor } from '../src/core/selection/toolIndex';
+import { opensPage } from '../src/core/selection/generalLift';
 import { DEFAULT_SELECTION_OPTIONS, type SelectionOptions } from '../src/core/selection/toolSelector';
 import { replayCoverage, SwitchableUsageHints } from '../src/core/learning/coverageReplay';
 import { historyRecords, REPLAY_MODEL_ID } from './evalSelectMemory';
@@ -92,6 +93,8 @@ interface Row {
   readonly generalRecall?: number;
   readonly nonEnglishRecall?: number;
   readonly outcomes?: readonly QueryOutcome[];
+  /** The outcomes as selected, before any alternative is credited as the gold tool it stands for. */
+  readonly rawOutcomes?: readonly QueryOutcome[];
 }
 
 /** Depths the coverage curve is drawn at (share of the drop from the best score to the cap-th). */
@@ -153,6 +156,7 @@ async function runRouter(set: EvalSet, run: RouterRun = {}): Promise<Row & { lat
     outcomes = byQuery;
   } else outcomes = await evaluateSelection(engine.selector, set.queries, RANKED);
   await engine.dispose();
+  const raw = outcomes;
   if (set.alternatives) {
     const alternatives = set.alternatives;
     outcomes = outcomes.map((o, i) => {
@@ -178,6 +182,7 @@ async function runRouter(set: EvalSet, run: RouterRun = {}): Promise<Row & { lat
     ...(set.team ? { generalRecall: needRecall(set.queries, rankings, (q) => q.general ?? [], 25).recall, nonEnglishRecall: needRecall(set.queries, rankings, (q) => q.gold.filter((g) => NON_ENGLISH_SERVERS.has(serverOfId(g))), 25).recall } : {}),
     latencyP50: latencies[Math.floor(latencies.length / 2)] ?? 0,
     outcomes,
+    rawOutcomes: raw,
   };
 }
 
@@ -266,7 +271,9 @@ async function main(): Promise<void> {
       console.log(table(rows, set.team));
       console.log(curve(set, router.outcomes ?? [], DEFAULT_SELECTION_OPTIONS.cap));
       const browserTools = new Set(readKindLabels().filter((l) => (l.kind as string) === 'browser').map((l) => l.tool));
-      const roundFour: RoundFourFigures | undefined = set.team ? roundFourFigures(set.queries, router.outcomes ?? [], browserTools) : undefined;
+      // Of the browser tools, those that open a page: browsing a site starts there.
+      const openers = new Set(catalogueFromData(set.tools).filter((t) => browserTools.has(t.name) && opensPage(t)).map((t) => t.name));
+      const roundFour: RoundFourFigures | undefined = set.team ? roundFourFigures(set.queries, router.outcomes ?? [], browserTools, { raw: router.rawOutcomes ?? [], openers }) : undefined;
       if (roundFour) console.log(roundFourTable(roundFour));
       const dumpAt = process.argv.indexOf('--dump-outcomes');
       if (dumpAt >= 0) fs.writeFileSync(path.join(process.argv[dumpAt + 1] ?? '.', `${set.key}.json`), JSON.stringify({ queries: set.queries, outcomes: router.outcomes }));
@@ -276,7 +283,7 @@ async function main(): Promise<void> {
           sent_all: router.sentAll ?? 0,
           mean_sent: router.meanSelected ?? 0,
           ...(set.team ? { 'general_recall@25': router.generalRecall ?? 0, 'non_english_recall@25': router.nonEnglishRecall ?? 0 } : {}),
-          ...(roundFour ? { 'browser_recall@25': roundFour['browser_recall@25'], 'names_recall@25': roundFour['names_recall@25'], steps_group_sent_all: roundFour.groups['steps']?.sent_all ?? 0, steps_group_mean_sent: roundFour.groups['steps']?.mean_sent ?? 0 } : {}),
+          ...(roundFour ? { 'browser_recall@25': roundFour['browser_recall@25'], browser_opener_sent: roundFour.browser_opener_sent, 'names_recall@25': roundFour['names_recall@25'], steps_group_sent_all: roundFour.groups['steps']?.sent_all ?? 0, steps_group_mean_sent: roundFour.groups['steps']?.mean_sent ?? 0 } : {}),
         },
         bm25,
       };

@@ -3,7 +3,7 @@ import { refersBack, splitSteps, type StepRanking } from './steps';
 import { stepOperation, toolOperation, type Operation } from './operations';
 import { CompanionIndex, type Companion } from './companions';
 import { fileTypeWords } from './fileTypes';
-import { liftGeneralTools, type GeneralLift } from './generalLift';
+import { liftGeneralTools, opensPage, type GeneralLift, type KindTool } from './generalLift';
 import type { GeneralKind, GeneralNeeds } from './generalNeeds';
 import { isUnspaced } from './lexicalTerms';
 import { PackedVectors } from './cosineScan';
@@ -106,7 +106,7 @@ export class CatalogueScorer {
   /** Whether each tool is described mostly in Chinese, Japanese or Korean, in catalogue order. */
   private readonly unspaced: readonly boolean[];
   /** Each general-purpose kind's tools in the catalogue (tool probability ≥ generalToolMin). */
-  private readonly kindTools: ReadonlyMap<GeneralKind, ReadonlyArray<{ index: number; probability: number }>>;
+  private readonly kindTools: ReadonlyMap<GeneralKind, readonly KindTool[]>;
   readonly companions: CompanionIndex;
   /** The tools whose names say each operation (operations.ts), by catalogue position. */
   private readonly byOperation: ReadonlyMap<Operation, readonly number[]>;
@@ -400,16 +400,17 @@ function ownScores(raw: ArrayLike<number>, n: number): Float64Array {
 }
 
 /** The catalogue's general-purpose tools by kind, as the tool model sees them. */
-function findKindTools(tools: readonly SelectableTool[], needs: GeneralNeeds | undefined, toolMin: number): Map<GeneralKind, Array<{ index: number; probability: number }>> {
-  const out = new Map<GeneralKind, Array<{ index: number; probability: number }>>();
+function findKindTools(tools: readonly SelectableTool[], needs: GeneralNeeds | undefined, toolMin: number): Map<GeneralKind, KindTool[]> {
+  const out = new Map<GeneralKind, KindTool[]>();
   if (!needs) return out;
   tools.forEach((tool, index) => {
     const p = needs.toolProbabilities(tool);
+    let opens: boolean | undefined;
     needs.kinds.forEach((kind, k) => {
       if (p[k]! < toolMin) return;
       const list = out.get(kind) ?? [];
       out.set(kind, list);
-      list.push({ index, probability: p[k]! });
+      list.push({ index, probability: p[k]!, opensPage: (opens ??= opensPage(tool)) });
     });
   });
   return out;

@@ -1,3 +1,5 @@
+import { splitIdentifiers } from '../embedding/textPreprocess';
+import { isRecord } from '../util/isRecord';
 import { topIndices } from './rankMath';
 import { KIND_LABELS, type GeneralKind, type GeneralNeeds, type PromptNeed } from './generalNeeds';
 import type { SelectionOptions } from './selectionOptions';
@@ -13,12 +15,36 @@ export interface GeneralLift {
   best: boolean;
 }
 
+/** A tool of a general-purpose kind, with its probability of being of that kind. */
+export interface KindTool {
+  readonly index: number;
+  readonly probability: number;
+  /** Whether it opens a page at an address (see opensPage). */
+  readonly opensPage: boolean;
+}
+
+/** Name words of a tool that opens a page at an address it may take (`navigate_page` with an optional `url`). */
+const OPENING_WORDS: ReadonlySet<string> = new Set(['navigate', 'goto', 'visit']);
+
+/**
+ * Whether a tool opens a page at an address: it requires a `url` (`navigate(url)`, `new_page(url)`), or it
+ * takes one and its name says it navigates (`navigate_back`, which takes none, only goes back). Read from
+ * the catalogue, so it holds for any browser server.
+ */
+export function opensPage(tool: { readonly name: string; readonly originalName?: string; readonly inputSchema?: unknown }): boolean {
+  const schema = isRecord(tool.inputSchema) ? tool.inputSchema : {};
+  const isAddress = (p: unknown): boolean => typeof p === 'string' && splitIdentifiers(p).toLowerCase().split(' ').pop() === 'url';
+  if (Array.isArray(schema['required']) && schema['required'].some(isAddress)) return true;
+  const takesAddress = isRecord(schema['properties']) && Object.keys(schema['properties']).some(isAddress);
+  return takesAddress && splitIdentifiers(tool.originalName ?? tool.name).toLowerCase().split(' ').some((w) => OPENING_WORDS.has(w));
+}
+
 /**
  * Lifts the general-purpose tools of every kind the prompt needs (probability ≥ generalNeedMin) by
  * generalBoost × need × the tool's own probability of being that kind, and marks each kind's best tool
  * after the lift. Runs after the server boost: a write tool's server rarely matches the task's words.
  */
-export function liftGeneralTools(needs: GeneralNeeds, prompt: string, vector: { modelId: string; values: Float32Array } | undefined, fused: Float64Array, kindTools: ReadonlyMap<GeneralKind, ReadonlyArray<{ index: number; probability: number }>>, options: SelectionOptions): Map<number, GeneralLift> {
+export function liftGeneralTools(needs: GeneralNeeds, prompt: string, vector: { modelId: string; values: Float32Array } | undefined, fused: Float64Array, kindTools: ReadonlyMap<GeneralKind, readonly KindTool[]>, options: SelectionOptions): Map<number, GeneralLift> {
   const out = new Map<number, GeneralLift>();
   // A lifted tool joins the ranking just below its best few: the tools the prompt names keep their places.
   const top = topIndices(fused, GENERAL_RANK);
@@ -27,10 +53,12 @@ export function liftGeneralTools(needs: GeneralNeeds, prompt: string, vector: { 
     const tools = kindTools.get(need.kind);
     if (!tools) continue;
     // Only the kind's best few (by relevance once lifted): five fetch tools of one server need not all rise.
-    const lifted = tools
-      .map(({ index, probability }) => ({ index, lift: options.generalBoost * need.probability * probability }))
-      .sort((a, b) => fused[b.index]! + b.lift - (fused[a.index]! + a.lift))
-      .slice(0, GENERAL_TOOLS_PER_KIND);
+    const ranked = tools
+      .map(({ index, probability, opensPage }) => ({ index, opensPage, lift: options.generalBoost * need.probability * probability }))
+      .sort((a, b) => fused[b.index]! + b.lift - (fused[a.index]! + a.lift));
+    // Browsing starts by opening the page: of a kind where only some tools open one, the best of those leads.
+    const opener = ranked.some((t) => !t.opensPage) ? ranked.find((t) => t.opensPage) : undefined;
+    const lifted = (opener ? [opener, ...ranked.filter((t) => t !== opener)] : ranked).slice(0, GENERAL_TOOLS_PER_KIND);
     lifted.forEach(({ index, lift }, rank) => {
       fused[index] = Math.max(fused[index]!, Math.min(fused[index]! + lift, ceiling - rank * GENERAL_BELOW_BEST));
       const previous = out.get(index);

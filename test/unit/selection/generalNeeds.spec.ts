@@ -7,6 +7,7 @@ import { OnnxEmbedder } from '../../../src/core/embedding/onnxEmbedder';
 import { GENERAL_NEEDS_FILE, DEFAULT_MODEL_DIR, loadGeneralNeeds } from '../../../src/core/selection/selectionEngine';
 import { ToolSelector, DEFAULT_SELECTION_OPTIONS } from '../../../src/core/selection/toolSelector';
 import { LexicalRanker } from '../../../src/core/selection/lexicalRanker';
+import { opensPage } from '../../../src/core/selection/generalLift';
 import { rankableFor } from '../../../src/core/selection/toolIndex';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -157,6 +158,31 @@ describe('unnamed needs in the selector', () => {
     const withMaker = await select([...tools, maker]);
     assert.ok(withMaker.tools.some((t) => t.name === 'docs_make_pdf' && t.stages.includes('general:convert_document')));
     assert.ok(!withMaker.tools.some((t) => t.name === 'files_write_file'), 'the writer stands in only when no tool makes documents');
+  });
+
+  it('opens the page first when a prompt needs a browser: the tool that takes the address leads the kind', async () => {
+    // "site" calls for a browser; every tool named "browser…" is one. "click" favours the click tool by words.
+    const model = tinyModel({
+      prompt: { bias: Array(K).fill(-4), weights: { [`w:${lexicalTerms('site')[0]}`]: row('browser', 6) } },
+      tool: { bias: Array(K).fill(-4), weights: { 'n:browser': row('browser', 8) } },
+    });
+    const browser = ['click', 'hover', 'type', 'take_screenshot'].map((n) => ({ name: `web_browser_${n}`, server: 'web', description: `${n.replace('_', ' ')} on the open page`, originalName: `browser_${n}`, inputSchema: { type: 'object', properties: { element: { type: 'string' } }, required: ['element'] } }));
+    const navigate = { name: 'web_browser_navigate', server: 'web', description: 'Go to an address', originalName: 'browser_navigate', inputSchema: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] } };
+    const s = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, generalBoost: 16, minTools: 1, depth: 0, clauseHead: 0, stepHead: 0 }, { createLexical: (t) => new LexicalRanker(t.map(rankableFor)), needs: new GeneralNeeds(model) });
+    s.setCatalogue([...tools, ...browser, navigate]);
+    const sel = await s.select({ prompt: 'see which running shoes are on sale on the shop site and click the cheapest' });
+    const lifted = sel.tools.filter((t) => t.stages.includes('general:browser')).map((t) => t.name);
+    assert.ok(lifted.includes('web_browser_navigate'), `lifted for the browser need: ${JSON.stringify(lifted)}`);
+    assert.ok(lifted.includes('web_browser_click'), 'the tool the words ask for comes with it');
+  });
+
+  it('tells a tool that opens a page by its required address or its name', () => {
+    assert.equal(opensPage({ name: 'browser_navigate', inputSchema: { required: ['url'] } }), true);
+    assert.equal(opensPage({ name: 'new_page', inputSchema: { required: ['pageUrl'] } }), true);
+    assert.equal(opensPage({ name: 'navigate_page', inputSchema: { required: ['pageId'], properties: { pageId: {}, url: {} } } }), true, 'by its name, with an address it takes');
+    assert.equal(opensPage({ name: 'browser_navigate_back', inputSchema: { properties: {} } }), false, 'going back opens no address');
+    assert.equal(opensPage({ name: 'browser_click', inputSchema: { required: ['element'], properties: { url: {} } } }), false, 'an optional address is not one to open');
+    assert.equal(opensPage({ name: 'curl_options', inputSchema: { required: ['curl'] } }), false);
   });
 
   it('raises nothing when no cue calls for a kind', async () => {
