@@ -182,7 +182,12 @@ export class CatalogueScorer {
     if (this.deps.needs && this.options.generalBoost > 0 && this.kindTools.size > 0) {
       t0 = performance.now();
       const promptVector = vector && index ? { modelId: index.modelId, values: vector } : undefined;
-      general = liftGeneralTools(this.deps.needs, prompt, promptVector, fused, this.kindTools, this.options);
+      // Each step is read for needs too, with the vector it was scored with (scorePart keeps it).
+      const stepTexts = this.options.stepNeedMin > 0 ? await Promise.all(steps.map(async ({ step }) => {
+        const v = (await scorePart(step)).vector;
+        return { text: step, vector: v && index ? { modelId: index.modelId, values: v } : undefined };
+      })) : [];
+      general = liftGeneralTools(this.deps.needs, prompt, promptVector, fused, this.kindTools, this.options, stepTexts);
       timings['general'] = performance.now() - t0;
     }
     const companions = this.liftCompanions(prompt, fused, timings);

@@ -44,12 +44,12 @@ export function opensPage(tool: { readonly name: string; readonly originalName?:
  * generalBoost × need × the tool's own probability of being that kind, and marks each kind's best tool
  * after the lift. Runs after the server boost: a write tool's server rarely matches the task's words.
  */
-export function liftGeneralTools(needs: GeneralNeeds, prompt: string, vector: { modelId: string; values: Float32Array } | undefined, fused: Float64Array, kindTools: ReadonlyMap<GeneralKind, readonly KindTool[]>, options: SelectionOptions): Map<number, GeneralLift> {
+export function liftGeneralTools(needs: GeneralNeeds, prompt: string, vector: { modelId: string; values: Float32Array } | undefined, fused: Float64Array, kindTools: ReadonlyMap<GeneralKind, readonly KindTool[]>, options: SelectionOptions, steps: readonly StepText[] = []): Map<number, GeneralLift> {
   const out = new Map<number, GeneralLift>();
   // A lifted tool joins the ranking just below its best few: the tools the prompt names keep their places.
   const top = topIndices(fused, GENERAL_RANK);
   const ceiling = fused[top[top.length - 1]!]! - GENERAL_BELOW_BEST;
-  for (const need of withStandIns(needs.promptNeeds(prompt, vector), options.generalNeedMin, kindTools)) {
+  for (const need of withStandIns(strongestNeeds(needs, { text: prompt, vector }, steps, options.stepNeedMin), options.generalNeedMin, kindTools)) {
     const tools = kindTools.get(need.kind);
     if (!tools) continue;
     // Only the kind's best few (by relevance once lifted): five fetch tools of one server need not all rise.
@@ -66,6 +66,28 @@ export function liftGeneralTools(needs: GeneralNeeds, prompt: string, vector: { 
     });
   }
   return out;
+}
+
+/** A text whose needs are read: the prompt, or one step of a task, with its vector when it has one. */
+export interface StepText {
+  readonly text: string;
+  readonly vector?: { readonly modelId: string; readonly values: Float32Array } | undefined;
+}
+
+/**
+ * Each kind's need at its strongest, over the prompt and each step read alone (from `stepMin` on), best
+ * first. In a task of several steps, "open the page in a real browser" is a few words among many, and the
+ * whole task's words drown its cue (browser 0.03 for the task, 0.26 for the step).
+ */
+function strongestNeeds(needs: GeneralNeeds, prompt: StepText, steps: readonly StepText[], stepMin: number): PromptNeed[] {
+  const best = new Map<GeneralKind, PromptNeed>();
+  const take = (need: PromptNeed): void => {
+    const seen = best.get(need.kind);
+    if (!seen || need.probability > seen.probability) best.set(need.kind, need);
+  };
+  needs.promptNeeds(prompt.text, prompt.vector).forEach(take);
+  if (stepMin > 0) for (const step of steps) needs.promptNeeds(step.text, step.vector).filter((n) => n.probability >= stepMin).forEach(take);
+  return [...best.values()].sort((a, b) => b.probability - a.probability);
 }
 
 /**

@@ -77,6 +77,11 @@ export const DEFAULT_GENERAL_BOOST = 24;
  * scaled by the probability, so a weak need lifts little.
  */
 export const DEFAULT_GENERAL_NEED_MIN = 0.15;
+/**
+ * The same for one step of a task read alone (0: steps are not read for needs). Higher: a step is a few
+ * words, so its cues are not diluted, and false needs run higher too.
+ */
+export const DEFAULT_STEP_NEED_MIN = 0.25;
 /** The tool model's probability above which a tool counts as of a kind (the lift is scaled by it too). */
 export const DEFAULT_GENERAL_TOOL_MIN = 0.2;
 
@@ -129,6 +134,8 @@ export interface SelectionOptions {
   readonly generalBoost: number;
   /** A kind is needed when the prompt model's probability is at least this. */
   readonly generalNeedMin: number;
+  /** A kind is needed when one step of a task, read alone, calls for it with at least this probability (0: off). */
+  readonly stepNeedMin: number;
   /** A tool is of a kind when the tool model's probability is at least this. */
   readonly generalToolMin: number;
   /**
@@ -164,5 +171,6 @@ export const DEFAULT_SELECTION_OPTIONS: SelectionOptions = {
   clauseWeight: DEFAULT_CLAUSE_WEIGHT,
   generalBoost: DEFAULT_GENERAL_BOOST,
   generalNeedMin: DEFAULT_GENERAL_NEED_MIN,
+  stepNeedMin: DEFAULT_STEP_NEED_MIN,
   generalToolMin: DEFAULT_GENERAL_TOOL_MIN,
 };

@@ -185,6 +185,22 @@ describe('unnamed needs in the selector', () => {
     assert.equal(opensPage({ name: 'curl_options', inputSchema: { required: ['curl'] } }), false);
   });
 
+  it('reads each step of a task for needs too, where the rest of the task would drown its cue', async () => {
+    // "save" calls for writing a file; "ticket" speaks against it. The whole task is below the need threshold, its second step above.
+    const term = (w: string): string => `w:${lexicalTerms(w)[0]}`;
+    const model = tinyModel({ prompt: { bias: Array(K).fill(-4), weights: { [term('save')]: row('file_write', 4.5), [term('ticket')]: row('file_write', -3) } } });
+    const select = async (stepNeedMin: number) => {
+      const s = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, generalBoost: 16, minTools: 1, depth: 0, clauseHead: 0, stepNeedMin }, { createLexical: (t) => new LexicalRanker(t.map(rankableFor)), needs: new GeneralNeeds(model) });
+      s.setCatalogue(tools);
+      return s.select({ prompt: 'close the login ticket, then save the summary' });
+    };
+    const lifted = (sel: Awaited<ReturnType<typeof select>>) => sel.tools.find((t) => t.name === 'files_write_file' && t.stages.includes('general:file_write'));
+    assert.equal(lifted(await select(0)), undefined, 'read as a whole, the task needs no file written');
+    const write = lifted(await select(DEFAULT_SELECTION_OPTIONS.stepNeedMin));
+    assert.ok(write, 'its step "save the summary" does');
+    assert.match(write.reason, /the prompt says "save"/);
+  });
+
   it('raises nothing when no cue calls for a kind', async () => {
     const sel = await build(16).select({ prompt: 'close the login bug issue' });
     assert.ok(!sel.tools.some((t) => t.stages.some((s) => s.startsWith('general:'))));
