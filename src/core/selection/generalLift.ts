@@ -28,8 +28,8 @@ const OPENING_WORDS: ReadonlySet<string> = new Set(['navigate', 'goto', 'visit']
 
 /**
  * Whether a tool opens a page at an address: it requires a `url` (`navigate(url)`, `new_page(url)`), or it
- * takes one and its name says it navigates (`navigate_back`, which takes none, only goes back). Read from
- * the catalogue, so it holds for any browser server.
+ * takes one and its name says it navigates (`navigate_page`; not `navigate_back`, which takes none). Read
+ * from the catalogue, so it holds for any browser server.
  */
 export function opensPage(tool: { readonly name: string; readonly originalName?: string; readonly inputSchema?: unknown }): boolean {
   const schema = isRecord(tool.inputSchema) ? tool.inputSchema : {};
@@ -40,9 +40,10 @@ export function opensPage(tool: { readonly name: string; readonly originalName?:
 }
 
 /**
- * Lifts the general-purpose tools of every kind the prompt needs (probability ≥ generalNeedMin) by
- * generalBoost × need × the tool's own probability of being that kind, and marks each kind's best tool
- * after the lift. Runs after the server boost: a write tool's server rarely matches the task's words.
+ * Lifts the general-purpose tools of every kind the prompt, or one of its `steps` read alone, needs
+ * (probability ≥ generalNeedMin, stepNeedMin for a step) by generalBoost × need × the tool's own probability
+ * of being that kind, and marks each kind's best tool after the lift. Runs after the server boost: a write
+ * tool's server rarely matches the task's words.
  */
 export function liftGeneralTools(needs: GeneralNeeds, prompt: string, vector: { modelId: string; values: Float32Array } | undefined, fused: Float64Array, kindTools: ReadonlyMap<GeneralKind, readonly KindTool[]>, options: SelectionOptions, steps: readonly StepText[] = []): Map<number, GeneralLift> {
   const out = new Map<number, GeneralLift>();
