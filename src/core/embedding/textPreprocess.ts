@@ -13,3 +13,8 @@ export function splitIdentifiers(text: string): string {
     .replace(/\s+/g, ' ')
     .trim();
 }
+
+/** An identifier's words, lowercased: `getUserById` → get, user, by, id. */
+export function identifierWords(text: string): string[] {
+  return splitIdentifiers(text).toLowerCase().split(' ').filter(Boolean);
+}

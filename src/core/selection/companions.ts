@@ -13,7 +13,7 @@
  * A required parameter names a resource too, the container the tool acts in: `calendarId` of
  * `events_insert` is found by `calendarList_list`. Pure: no I/O, no vscode.
  */
-import { splitIdentifiers } from '../embedding/textPreprocess';
+import { identifierWords } from '../embedding/textPreprocess';
 import { isRecord } from '../util/isRecord';
 import { stem } from './lexicalTerms';
 
@@ -169,7 +169,7 @@ function requiredParameterWords(schema: unknown): string[] {
   const out: string[] = [];
   for (const parameter of schema['required']) {
     if (typeof parameter !== 'string') continue;
-    const words = splitIdentifiers(parameter).toLowerCase().split(' ').filter(Boolean);
+    const words = identifierWords(parameter);
     while (words.length > 1 && REFERENCE_WORDS.has(words[words.length - 1]!)) words.pop();
     const last = words[words.length - 1];
     if (last && !REFERENCE_WORDS.has(last)) out.push(last);
@@ -186,12 +186,9 @@ function singular(word: string): string {
 
 /** A tool name's words, lowercased, without the server's own name words (the exposed name's prefix). */
 function nameWords(name: string, server: string): string[] {
-  const serverWords = new Set(splitIdentifiers(server).toLowerCase().split(' '));
+  const serverWords = new Set(identifierWords(server));
   const bare = name.startsWith(`${server}_`) ? name.slice(server.length + 1) : name;
-  return splitIdentifiers(bare)
-    .toLowerCase()
-    .split(' ')
-    .filter((w) => w && !serverWords.has(w));
+  return identifierWords(bare).filter((w) => !serverWords.has(w));
 }
 
 /**

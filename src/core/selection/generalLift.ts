@@ -1,4 +1,4 @@
-import { splitIdentifiers } from '../embedding/textPreprocess';
+import { identifierWords } from '../embedding/textPreprocess';
 import { isRecord } from '../util/isRecord';
 import { topIndices } from './rankMath';
 import { KIND_LABELS, type GeneralKind, type GeneralNeeds, type PromptNeed } from './generalNeeds';
@@ -33,10 +33,10 @@ const OPENING_WORDS: ReadonlySet<string> = new Set(['navigate', 'goto', 'visit']
  */
 export function opensPage(tool: { readonly name: string; readonly originalName?: string; readonly inputSchema?: unknown }): boolean {
   const schema = isRecord(tool.inputSchema) ? tool.inputSchema : {};
-  const isAddress = (p: unknown): boolean => typeof p === 'string' && splitIdentifiers(p).toLowerCase().split(' ').pop() === 'url';
+  const isAddress = (p: unknown): boolean => typeof p === 'string' && identifierWords(p).pop() === 'url';
   if (Array.isArray(schema['required']) && schema['required'].some(isAddress)) return true;
   const takesAddress = isRecord(schema['properties']) && Object.keys(schema['properties']).some(isAddress);
-  return takesAddress && splitIdentifiers(tool.originalName ?? tool.name).toLowerCase().split(' ').some((w) => OPENING_WORDS.has(w));
+  return takesAddress && identifierWords(tool.originalName ?? tool.name).some((w) => OPENING_WORDS.has(w));
 }
 
 /**

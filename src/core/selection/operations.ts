@@ -6,7 +6,7 @@
  * read from its leading verb, the tool's from the words of its name. English only; no match, no lift.
  * Pure: no I/O, no vscode.
  */
-import { splitIdentifiers } from '../embedding/textPreprocess';
+import { identifierWords } from '../embedding/textPreprocess';
 
 export type Operation = 'send' | 'delete' | 'update' | 'create' | 'list' | 'get';
 
@@ -33,7 +33,7 @@ const STEP_PATTERNS = STEP_VERBS.map(([op, verbs]) => [op, new RegExp(`^\\W*(?:p
 
 /** The operation a tool's name says (`applicationsUpdate` → update, `post_room_message` → send), if any. */
 export function toolOperation(name: string): Operation | undefined {
-  const words = splitIdentifiers(name).toLowerCase().split(' ');
+  const words = identifierWords(name);
   for (const [op, set] of TOOL_WORDS) if (words.some((w) => set.has(w))) return op;
   return undefined;
 }
