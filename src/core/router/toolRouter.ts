@@ -94,7 +94,8 @@ export class ToolRouter {
    */
   async applyConfig(definitions: readonly ServerDefinition[]): Promise<void> {
     const applying = this.startServers(definitions);
-    // Waits for tools and for settling see the servers and the pins as this call leaves them.
+    // Servers start while the pins are read; no tool is listed before they are (rebuildCatalogue). Waits
+    // for tools and for settling see the servers and the pins as this call leaves them.
     this.applying = Promise.all([applying, this.options.toolPins?.whenLoaded()]).then(
       () => undefined,
       () => undefined,
@@ -103,8 +104,6 @@ export class ToolRouter {
   }
 
   private async startServers(definitions: readonly ServerDefinition[]): Promise<void> {
-    // Servers start while the pins are read; no tool is listed before they are (rebuildCatalogue).
-    void this.options.toolPins?.whenLoaded();
     const wanted = new Map(definitions.map((d) => [d.name, d]));
     const stopping: Promise<void>[] = [];
     for (const [name, entry] of this.servers) {

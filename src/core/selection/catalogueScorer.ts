@@ -181,13 +181,10 @@ export class CatalogueScorer {
     let general: Map<number, GeneralLift> | undefined;
     if (this.deps.needs && this.options.generalBoost > 0 && this.kindTools.size > 0) {
       t0 = performance.now();
-      const promptVector = vector && index ? { modelId: index.modelId, values: vector } : undefined;
+      const ofModel = (values: Float32Array | undefined) => (values && index ? { modelId: index.modelId, values } : undefined);
       // Each step is read for needs too, with the vector it was scored with (scorePart keeps it).
-      const stepTexts = this.options.stepNeedMin > 0 ? await Promise.all(steps.map(async ({ step }) => {
-        const v = (await scorePart(step)).vector;
-        return { text: step, vector: v && index ? { modelId: index.modelId, values: v } : undefined };
-      })) : [];
-      general = liftGeneralTools(this.deps.needs, prompt, promptVector, fused, this.kindTools, this.options, stepTexts);
+      const stepTexts = this.options.stepNeedMin > 0 ? await Promise.all(steps.map(async ({ step }) => ({ text: step, vector: ofModel((await scorePart(step)).vector) }))) : [];
+      general = liftGeneralTools(this.deps.needs, prompt, ofModel(vector), fused, this.kindTools, this.options, stepTexts);
       timings['general'] = performance.now() - t0;
     }
     const companions = this.liftCompanions(prompt, fused, timings);
