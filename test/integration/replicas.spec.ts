@@ -61,7 +61,9 @@ describe('serve --http replicas behind nginx', function () {
     if (!NGINX) throw new Error('nginx is missing: scripts/vscode-host/provision.sh installs Debian\'s nginx-light.');
     if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first.`);
     dir = tempDir('replicas');
-    writeFileSync(path.join(dir, 'mcp.json'), JSON.stringify({ servers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }));
+    // Every call of the loss test runs at once: behind the default of 4 at a time, the live replica's queue of
+    // long calls outlasted the clients' timeout in CI.
+    writeFileSync(path.join(dir, 'mcp.json'), JSON.stringify({ servers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], router: { maxConcurrentCalls: 64 } } } }));
     for (let i = 0; i < REPLICAS; i++) replicas.push(await startReplica(dir, i));
     const port = await freePort();
     const prefix = path.join(dir, 'nginx');
@@ -79,11 +81,16 @@ describe('serve --http replicas behind nginx', function () {
     replicas = [];
   });
 
-  async function legacyClient(): Promise<{ client: LegacyClient; replica: number }> {
+  async function legacyClient(): Promise<{ client: LegacyClient; replica: number; end: () => Promise<void> }> {
     const client = new LegacyClient({ name: 'replica-test-2025', version: '1.0.0' });
     const transport = new LegacyHttpTransport(proxyUrl);
     await client.connect(transport);
-    return { client, replica: replicaOfSession(transport.sessionId!, REPLICAS) };
+    // close() alone leaves the session open on its replica, counting against the address's session cap.
+    const end = async () => {
+      await transport.terminateSession();
+      await client.close();
+    };
+    return { client, replica: replicaOfSession(transport.sessionId!, REPLICAS), end };
   }
 
   /** A client of the 1.x SDK line, whose session lands on replica `on`. */
@@ -93,12 +100,15 @@ describe('serve --http replicas behind nginx', function () {
       const transport = new HttpTransport1x(proxyUrl);
       await client.connect(transport);
       if (replicaOfSession(transport.sessionId!, REPLICAS) === on) return client;
+      await transport.terminateSession();
       await client.close();
     }
   }
 
   it('keeps each 2025-11-25 session on its replica, and spreads sessions over both', async () => {
-    const clients = await Promise.all(Array.from({ length: 8 }, () => legacyClient()));
+    let clients = await Promise.all(Array.from({ length: 8 }, () => legacyClient()));
+    // New sessions land on a replica by a random key: all eight on one happens once in 128 runs.
+    for (let extra = 0; extra < 16 && new Set(clients.map((c) => c.replica)).size < REPLICAS; extra++) clients = [...clients, await legacyClient()];
     try {
       for (const [i, { client }] of clients.entries()) {
         // Several requests per session: any that reached the other replica would get 404 (unknown session).
@@ -110,7 +120,7 @@ describe('serve --http replicas behind nginx', function () {
       const perReplica = replicas.map((_, r) => clients.filter((c) => c.replica === r).length);
       assert.ok(perReplica.every((n) => n > 0), `sessions per replica: ${perReplica.join(', ')}`);
     } finally {
-      await Promise.all(clients.map((c) => c.client.close()));
+      await Promise.all(clients.map((c) => c.end()));
     }
   });
 
@@ -137,22 +147,40 @@ describe('serve --http replicas behind nginx', function () {
   });
 
   it('loses only the killed replica\'s in-flight calls, each with a clear error; the other replica goes on', async () => {
-    let clients = await Promise.all(Array.from({ length: 8 }, () => legacyClient()));
-    // Both replicas must hold a session for the test to say anything.
-    while (new Set(clients.map((c) => c.replica)).size < REPLICAS) clients = [...clients, await legacyClient()];
+    const victim = 0;
+    // Six sessions on the victim and two on the other replica. Extra sessions are ended: all come from one
+    // address, whose cap is 16 sessions a replica, and past it the oldest are closed.
+    const clients: Array<{ client: LegacyClient; replica: number }> = [];
+    const count = (r: number) => clients.filter((c) => c.replica === r).length;
+    while (count(victim) < 6 || count(1 - victim) < 2) {
+      const next = await legacyClient();
+      if (count(next.replica) < (next.replica === victim ? 6 : 2)) clients.push(next);
+      else await next.end();
+    }
     // nginx sends each sessionless request to a replica by a random key: with 6 calls, all six reached the
     // replica about to be killed once in 64 runs (it happened in CI); with 16, once in 65,536.
     const modern = await Promise.all(Array.from({ length: 16 }, () => modernClient()));
-    const victim = 0;
     const old = await client1xOn(victim);
-    const long = { name: 'toolRouter_callTool', arguments: { name: 'everything_trigger-long-running-operation', arguments: { duration: 4, steps: 4 } } };
+    const long = { name: 'toolRouter_callTool', arguments: { name: 'everything_trigger-long-running-operation', arguments: { duration: 8, steps: 4 } } };
     const outcome = (p: Promise<unknown>) => p.then((r) => ({ ok: !(r as CallToolResult).isError, message: text(r) })).catch((error: unknown) => ({ ok: false, message: error instanceof Error ? error.message : String(error) }));
+    // A 2025 call is on its replica once its answer stream has opened (the stream's first event id arrives).
+    const started = new Set<number>();
+    const arrived = (i: number) => ({ timeout: 30_000, onresumptiontoken: () => started.add(i) });
     try {
-      const calls = clients.map(({ client, replica }) => outcome(client.callTool(long, { timeout: 20_000 })).then((r) => ({ replica, ...r })));
-      const modernCalls = modern.map((client) => outcome(client.callTool(long, { timeout: 20_000 })));
-      const oldCall = outcome(old.callTool(long, undefined, { timeout: 20_000 }));
-      await new Promise((r) => setTimeout(r, 1_500));
+      const calls = clients.map(({ client, replica }, i) => outcome(client.callTool(long, arrived(i))).then((r) => ({ replica, ...r })));
+      const modernCalls = modern.map((client) => outcome(client.callTool(long, { timeout: 30_000 })));
+      const oldCall = outcome(old.callTool(long, undefined, arrived(clients.length)));
+      await waitFor(() => started.size === clients.length + 1, 'every 2025 call to reach its replica', 20_000);
       replicas[victim]!.child.kill('SIGKILL');
+      await Promise.all(calls.filter((_, i) => clients[i]!.replica === victim));
+      // While the live replica's calls still run, a new session starts there.
+      const fresh = await legacyClient();
+      try {
+        assert.equal(fresh.replica, 1 - victim);
+        assert.match(text(await fresh.client.callTool({ name: 'toolRouter_callTool', arguments: { name: 'everything_echo', arguments: { message: 'after' } } })), /Echo: after/);
+      } finally {
+        await fresh.client.close();
+      }
       const results = await Promise.all(calls);
       const modernResults = await Promise.all(modernCalls);
       assert.match((await oldCall).message, /gateway that was running this call stopped/, 'a 1.x SDK client is told too');
@@ -167,14 +195,6 @@ describe('serve --http replicas behind nginx', function () {
       assert.ok(modernResults.some((r) => r.ok), 'the live replica answered its share of 2026 calls');
     } finally {
       await Promise.all([...clients.map((c) => c.client.close().catch(() => undefined)), ...modern.map((c) => c.close().catch(() => undefined)), old.close().catch(() => undefined)]);
-    }
-    // A new session after the loss starts on the live replica.
-    const fresh = await legacyClient();
-    try {
-      assert.equal(fresh.replica, 1);
-      assert.match(text(await fresh.client.callTool({ name: 'toolRouter_callTool', arguments: { name: 'everything_echo', arguments: { message: 'after' } } })), /Echo: after/);
-    } finally {
-      await fresh.client.close();
     }
   });
 });
