@@ -82,7 +82,7 @@ describe('client features (server-everything)', function () {
       const dir = tempDir('gateway-features');
       const config = path.join(dir, 'mcp.json');
       writeFileSync(config, JSON.stringify({ servers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }));
-      child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist/cli.js'), 'serve', '--config', config, '--http', '--no-auth', '--embeddings', 'none', '--cache-dir', path.join(dir, 'cache')], { stdio: ['ignore', 'ignore', 'pipe'] });
+      child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist/cli.js'), 'serve', '--config', config, '--http', '--dynamic', '--no-auth', '--embeddings', 'none', '--cache-dir', path.join(dir, 'cache')], { stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
       await waitFor(() => /serving 1 server\(s\) at (\S+)/.test(stderr), 'serve --http to listen', 30_000);
@@ -104,6 +104,32 @@ describe('client features (server-everything)', function () {
         assert.match(text(elicited), /Grace Hopper/);
         const sampled = await client.callTool({ name: 'toolRouter_callTool', arguments: { name: 'everything_trigger-sampling-request', arguments: { prompt: 'greet' } } });
         assert.match(text(sampled), /hello from the client model/);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('passes a routed server\'s progress on to the client that asked for it, through the call tool and by name', async () => {
+      const client = new Client({ name: 'gateway-client', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(url));
+      try {
+        const viaCall: Array<{ progress: number; total?: number }> = [];
+        const long = { duration: 1, steps: 4 };
+        const called = await client.callTool({ name: 'toolRouter_callTool', arguments: { name: 'everything_trigger-long-running-operation', arguments: long } }, undefined, { onprogress: (p) => viaCall.push(p) });
+        assert.match(text(called), /Long running operation completed/);
+        // The last notice comes with the answer, and the SDK's client may settle the call first and drop it.
+        const steps = (seen: readonly number[]) => assert.deepEqual(seen.slice(0, 3), [1, 2, 3], `progress: ${JSON.stringify(seen)}`);
+        steps(viaCall.map((p) => p.progress));
+        assert.ok(viaCall.every((p) => p.total === 4), JSON.stringify(viaCall));
+        // A search lists the tool by its own name; its call reports progress the same way.
+        await client.callTool({ name: 'toolRouter_searchTools', arguments: { query: 'trigger a long running operation' } });
+        const byName: number[] = [];
+        const direct = await client.callTool({ name: 'everything_trigger-long-running-operation', arguments: long }, undefined, { onprogress: (p) => byName.push(p.progress) });
+        assert.match(text(direct), /Long running operation completed/);
+        steps(byName);
+        // A call without a progress token runs as before.
+        const quiet = await client.callTool({ name: 'toolRouter_callTool', arguments: { name: 'everything_trigger-long-running-operation', arguments: long } });
+        assert.match(text(quiet), /Long running operation completed/);
       } finally {
         await client.close();
       }

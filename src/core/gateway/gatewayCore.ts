@@ -6,7 +6,7 @@ import { unconfirmedMessage, type ConfirmAnswer } from '../policy/confirmation';
 import { searchHits, type SearchHit } from '../search/toolSearch';
 import type { ToolIndex } from '../selection/toolIndex';
 import type { ToolSelector } from '../selection/toolSelector';
-import type { RoutedTool, ToolRouter } from '../router/toolRouter';
+import type { CallOptions, RoutedTool, ToolRouter } from '../router/toolRouter';
 import { EDITOR_STARTUP_WAIT_MS } from '../router/startupWaits';
 import { productInfo } from '../util/productInfo';
 import { GatewayHub, type GatewaySession } from './gatewayHub';
@@ -89,6 +89,8 @@ export interface CallContext {
   /** What the client answers itself during the call: a routed server's questions and model requests. */
   readonly caller: CallerFeatures;
   readonly signal?: AbortSignal;
+  /** The routed server's progress for this call, for a client that sent a progress token. */
+  readonly onProgress?: CallOptions['onProgress'];
   /** Asks the user before a destructive call runs; called only when the audience can ask. */
   readonly confirm: (tool: RoutedTool, args: unknown) => Promise<Consent>;
   /**
@@ -231,7 +233,7 @@ export class GatewayCore {
         if (consent.answer !== 'yes') return notApproved(tool, unconfirmedMessage(name, consent));
       }
     }
-    const envelope = await this.router.call(name, args, { ...(call.signal ? { signal: call.signal } : {}), caller: call.caller });
+    const envelope = await this.router.call(name, args, { ...(call.signal ? { signal: call.signal } : {}), ...(call.onProgress ? { onProgress: call.onProgress } : {}), caller: call.caller });
     if (tool) this.options.onCall?.(name);
     return envelope;
   }

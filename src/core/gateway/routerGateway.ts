@@ -1,4 +1,4 @@
-import { SdkErrorCode, Server, type CallToolResult, type CreateMessageRequest, type ElicitRequest, type InputRequiredResult, type LoggingLevel, type LoggingMessageNotification, type Tool, type Transport } from '@modelcontextprotocol/server';
+import { SdkErrorCode, Server, type CallToolResult, type CreateMessageRequest, type ElicitRequest, type InputRequiredResult, type LoggingLevel, type LoggingMessageNotification, type ProgressNotification, type ProgressToken, type Tool, type Transport } from '@modelcontextprotocol/server';
 import type { CallerFeatures } from '../connection/clientFeatures';
 import { offerTool, type CallAudience } from '../policy/callPolicy';
 import { confirmationMarkdown, type ConfirmAnswer } from '../policy/confirmation';
@@ -70,7 +70,7 @@ export class RouterGateway {
     this.server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name, arguments: args } = request.params;
       try {
-        return await this.callTool(name, args, ctx.mcpReq.signal);
+        return await this.callTool(name, args, ctx.mcpReq.signal, progressSender(ctx.mcpReq));
       } catch (error) {
         // Defensive: the paths below return results, but a client must never see a handler throw.
         return errorResult(`The router gateway failed while running "${name}": ${describeError(error)}`);
@@ -146,15 +146,16 @@ export class RouterGateway {
   }
 
   /** Answers a call of a gateway tool or, with the dynamic subset, of a routed tool by its own name. */
-  callTool(name: string, args: Record<string, unknown> | undefined, signal?: AbortSignal): Promise<CallToolResult | InputRequiredResult> {
-    return this.core.callTool(name, args, this.callContext(signal));
+  callTool(name: string, args: Record<string, unknown> | undefined, signal?: AbortSignal, onProgress?: CallContext['onProgress']): Promise<CallToolResult | InputRequiredResult> {
+    return this.core.callTool(name, args, this.callContext(signal, onProgress));
   }
 
-  private callContext(signal?: AbortSignal): CallContext {
+  private callContext(signal?: AbortSignal, onProgress?: CallContext['onProgress']): CallContext {
     return {
       audience: this.audience(),
       caller: this.callerFeatures(),
       ...(signal ? { signal } : {}),
+      ...(onProgress ? { onProgress } : {}),
       confirm: (tool, args) => this.confirm(tool, args, signal),
       ...(this.dynamic ? { subset: { afterSearch: (hits: readonly SearchHit[]) => this.afterSearch(hits) } } : {}),
     };
@@ -250,4 +251,14 @@ export class RouterGateway {
       return { answer: 'failed', reason };
     }
   }
+}
+
+/** Passes a routed server's progress on as the client's own, when its request carried a progress token. */
+function progressSender(req: { readonly _meta?: { readonly progressToken?: ProgressToken }; notify(notification: ProgressNotification): Promise<void> }): CallContext['onProgress'] {
+  const progressToken = req._meta?.progressToken;
+  if (progressToken === undefined) return undefined;
+  return ({ progress, total, message }) => {
+    const params = { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) };
+    req.notify({ method: 'notifications/progress', params }).catch(() => undefined);
+  };
 }
