@@ -110,6 +110,9 @@ export class CatalogueScorer {
   readonly companions: CompanionIndex;
   /** The tools whose names say each operation (operations.ts), by catalogue position. */
   private readonly byOperation: ReadonlyMap<Operation, readonly number[]>;
+  /** Browser tools that act on an open page (click, fill, screenshot), and each server's page openers. */
+  private readonly pageActions: ReadonlySet<number>;
+  private readonly openersByServer: ReadonlyMap<number, readonly number[]>;
   /** The vectors as of the index's `version`; `present` is shared, read-only, by the scores made from them. */
   private aligned: { vectors: PackedVectors; present: Uint8Array; version: number } | undefined;
 
@@ -138,6 +141,11 @@ export class CatalogueScorer {
       list.push(i);
     });
     this.byOperation = byOperation;
+    const browser = this.kindTools.get('browser') ?? [];
+    const openersByServer = new Map<number, number[]>();
+    for (const t of browser.filter((t) => t.opensPage)) openersByServer.set(this.serverIds[t.index]!, [...(openersByServer.get(this.serverIds[t.index]!) ?? []), t.index]);
+    this.openersByServer = openersByServer;
+    this.pageActions = new Set(browser.filter((t) => !t.opensPage && openersByServer.has(this.serverIds[t.index]!)).map((t) => t.index));
   }
 
   /**
@@ -309,6 +317,17 @@ export class CatalogueScorer {
     }
     timings['usage'] = performance.now() - t0;
     return usage;
+  }
+
+  /**
+   * For a browser tool that acts on an open page, its server's best page opener by `fused`, unless `sent`
+   * already holds one: a click or a screenshot is no use to an agent that cannot open the site first.
+   */
+  pageOpenerFor(index: number, fused: ArrayLike<number>, sent: (index: number) => boolean): number | undefined {
+    if (!this.pageActions.has(index)) return undefined;
+    const openers = this.openersByServer.get(this.serverIds[index]!)!;
+    if (openers.some(sent)) return undefined;
+    return openers.reduce((best, i) => (fused[i]! > fused[best]! ? i : best));
   }
 
   /** The best tools bring the lister that finds what they act on (companions.ts), lifted beside them in `fused`. */

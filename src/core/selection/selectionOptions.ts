@@ -104,6 +104,8 @@ export interface SelectionOptions {
   readonly stepOperationLift: number;
   /** The best this many tools sent each bring their server's lister of the same resource (0: off); see companions.ts. */
   readonly companionHead: number;
+  /** A browser tool sent that acts on an open page brings its server's page opener (0: off); see catalogueScorer.ts. */
+  readonly pageOpeners: number;
   /** Hard cap on the tools sent, after core, pinned and sticky tools. */
   readonly cap: number;
   /**
@@ -155,6 +157,7 @@ export const DEFAULT_SELECTION_OPTIONS: SelectionOptions = {
   stepContext: DEFAULT_STEP_CONTEXT,
   stepOperationLift: DEFAULT_STEP_OPERATION_LIFT,
   companionHead: DEFAULT_COMPANION_HEAD,
+  pageOpeners: 1,
   crossScript: 1,
   fileTypes: 1,
   spelling: 1,

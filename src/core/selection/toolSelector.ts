@@ -408,6 +408,13 @@ export class ToolSelector {
     for (const { index, step, rank, companion } of stepPicks(scored.steps ?? [], (i) => draft.chosen.has(cat.names[i]!), draft.chosen.size, stepHead, stepShare, cap)) {
       sendBelowCutoff(index, 'step', companion ? `finds what the best tools of the step "${shorten(step)}" act on` : `rank ${rank + 1} for the step "${shorten(step)}"`, false);
     }
+    // A browser tool that acts on a page brings its server's page opener, if none was sent.
+    if (this.options.pageOpeners > 0) {
+      for (const name of [...draft.chosen.keys()]) {
+        const opener = cat.scorer.pageOpenerFor(cat.byName.get(name)!, fused, (i) => draft.chosen.has(cat.names[i]!));
+        if (opener !== undefined) sendBelowCutoff(opener, 'companion', `opens the page that ${name} acts on`, false);
+      }
+    }
     return { cutoff, floor };
   }
 

@@ -176,6 +176,24 @@ describe('unnamed needs in the selector', () => {
     assert.ok(lifted.includes('web_browser_click'), 'the tool the words ask for comes with it');
   });
 
+  it('sends the page opener with a browser tool that acts on a page, even when the prompt reads as no browser need', async () => {
+    // No prompt weight: the browser need is never read. Every tool named "browser…" is of the kind.
+    const model = tinyModel({ prompt: { bias: Array(K).fill(-4), weights: {} }, tool: { bias: Array(K).fill(-4), weights: { 'n:browser': row('browser', 8) } } });
+    const form = { name: 'web_browser_fill_form', server: 'web', description: 'Fill in the fields of a form on the open page', originalName: 'browser_fill_form', inputSchema: { type: 'object', properties: { fields: { type: 'array' } }, required: ['fields'] } };
+    const navigate = { name: 'web_browser_navigate', server: 'web', description: 'Go to an address', originalName: 'browser_navigate', inputSchema: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] } };
+    const select = async (pageOpeners: number) => {
+      const s = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, pageOpeners, minTools: 1, depth: 0, clauseHead: 0, stepHead: 0, companionHead: 0 }, { createLexical: (t) => new LexicalRanker(t.map(rankableFor)), needs: new GeneralNeeds(model) });
+      s.setCatalogue([...tools, form, navigate]);
+      return s.select({ prompt: 'fill in the contact form fields with my name and submit' });
+    };
+    const on = await select(1);
+    assert.equal(on.tools[0]?.name, 'web_browser_fill_form');
+    const opener = on.tools.find((t) => t.name === 'web_browser_navigate');
+    assert.ok(opener, JSON.stringify(on.tools.map((t) => t.name)));
+    assert.match(opener.reason, /opens the page that web_browser_fill_form acts on/);
+    assert.ok(!(await select(0)).tools.some((t) => t.name === 'web_browser_navigate'), 'without the rule the opener stays out');
+  });
+
   it('tells a tool that opens a page by its required address or its name', () => {
     assert.equal(opensPage({ name: 'browser_navigate', inputSchema: { required: ['url'] } }), true);
     assert.equal(opensPage({ name: 'new_page', inputSchema: { required: ['pageUrl'] } }), true);
