@@ -55,11 +55,12 @@ export function liftGeneralTools(needs: GeneralNeeds, prompt: string, vector: { 
     if (!tools) continue;
     // Only the kind's best few (by relevance once lifted): five fetch tools of one server need not all rise.
     const ranked = tools
-      .map(({ index, probability, opensPage }) => ({ index, opensPage, lift: options.generalBoost * need.probability * probability }))
+      .map(({ index, probability, opensPage }) => ({ index, opensPage, probability, lift: options.generalBoost * need.probability * probability }))
       .sort((a, b) => fused[b.index]! + b.lift - (fused[a.index]! + a.lift));
     // Browsing starts by opening the page: of a kind where only some tools open one, the best of those leads.
     const opener = ranked.some((t) => !t.opensPage) ? ranked.find((t) => t.opensPage) : undefined;
-    const lifted = (opener ? [opener, ...ranked.filter((t) => t !== opener)] : ranked).slice(0, GENERAL_TOOLS_PER_KIND);
+    // The runner-up must be likelier of the kind than not: "current user" is not a clock because it says current.
+    const lifted = (opener ? [opener, ...ranked.filter((t) => t !== opener)] : ranked).filter((t, rank) => rank === 0 || t.probability >= options.generalRunnerUpMin).slice(0, GENERAL_TOOLS_PER_KIND);
     lifted.forEach(({ index, lift }, rank) => {
       fused[index] = Math.max(fused[index]!, Math.min(fused[index]! + lift, ceiling - rank * GENERAL_BELOW_BEST));
       const previous = out.get(index);

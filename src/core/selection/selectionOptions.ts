@@ -140,6 +140,8 @@ export interface SelectionOptions {
   readonly stepNeedMin: number;
   /** A tool is of a kind when the tool model's probability is at least this. */
   readonly generalToolMin: number;
+  /** A kind's runner-up is lifted beside its best only when the tool model's probability is at least this. */
+  readonly generalRunnerUpMin: number;
   /**
    * The head-then-strongest-server ranking policy; its window is the cap. Off by default: its gain over the
    * server boost was within noise, and it reorders every prompt's budget.
@@ -176,4 +178,5 @@ export const DEFAULT_SELECTION_OPTIONS: SelectionOptions = {
   generalNeedMin: DEFAULT_GENERAL_NEED_MIN,
   stepNeedMin: DEFAULT_STEP_NEED_MIN,
   generalToolMin: DEFAULT_GENERAL_TOOL_MIN,
+  generalRunnerUpMin: 0.5,
 };

@@ -194,6 +194,27 @@ describe('unnamed needs in the selector', () => {
     assert.ok(!(await select(0)).tools.some((t) => t.name === 'web_browser_navigate'), 'without the rule the opener stays out');
   });
 
+  it('lifts a kind\'s runner-up only when it is likelier of the kind than not', async () => {
+    // "tomorrow" calls for the clock; a clock tool is one, a tool named "current" looks a little like one.
+    const model = tinyModel({
+      prompt: { bias: Array(K).fill(-4), weights: { [`w:${lexicalTerms('tomorrow')[0]}`]: row('time_now', 6) } },
+      tool: { bias: Array(K).fill(-4), weights: { 'n:clock': row('time_now', 8), [`n:${lexicalTerms('current')[0]}`]: row('time_now', 4.8) } },
+    });
+    const clock = { name: 'time_clock_now', server: 'time', description: 'The time now', originalName: 'clock_now' };
+    const user = { name: 'books_current_user', server: 'books', description: 'The signed-in user of the accounting books', originalName: 'current_user' };
+    const timeNow = (t: typeof clock) => new GeneralNeeds(model).toolProbabilities(t)[GENERAL_KINDS.indexOf('time_now')]!;
+    assert.ok(timeNow(clock) > 0.8);
+    assert.ok(timeNow(user) > DEFAULT_SELECTION_OPTIONS.generalToolMin && timeNow(user) < 0.5, String(timeNow(user)));
+    const lifted = async (generalRunnerUpMin: number) => {
+      const s = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, generalRunnerUpMin, generalBoost: 16, minTools: 1, depth: 0, clauseHead: 0, stepHead: 0 }, { createLexical: (t) => new LexicalRanker(t.map(rankableFor)), needs: new GeneralNeeds(model) });
+      s.setCatalogue([...tools, clock, user]);
+      const sel = await s.select({ prompt: 'book the meeting room for tomorrow morning' });
+      return sel.tools.filter((t) => t.stages.includes('general:time_now')).map((t) => t.name);
+    };
+    assert.deepEqual(await lifted(0.5), ['time_clock_now']);
+    assert.deepEqual((await lifted(0.2)).sort(), ['books_current_user', 'time_clock_now'], 'below the bar it would come along');
+  });
+
   it('tells a tool that opens a page by its required address or its name', () => {
     assert.equal(opensPage({ name: 'browser_navigate', inputSchema: { required: ['url'] } }), true);
     assert.equal(opensPage({ name: 'new_page', inputSchema: { required: ['pageUrl'] } }), true);
