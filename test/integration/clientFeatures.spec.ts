@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -130,6 +131,20 @@ describe('client features (server-everything)', function () {
         // A call without a progress token runs as before.
         const quiet = await client.callTool({ name: 'toolRouter_callTool', arguments: { name: 'everything_trigger-long-running-operation', arguments: long } });
         assert.match(text(quiet), /Long running operation completed/);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('passes progress on to a 2026-07-28 client too, as a stream of the call\'s own request', async () => {
+      const client = new ModernClient({ name: 'gateway-client-2026', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+      await client.connect(new ModernTransport(url));
+      try {
+        assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+        const seen: number[] = [];
+        const called = await client.callTool({ name: 'toolRouter_callTool', arguments: { name: 'everything_trigger-long-running-operation', arguments: { duration: 1, steps: 4 } } }, { onprogress: (p) => seen.push(p.progress) });
+        assert.match(text(called), /Long running operation completed/);
+        assert.deepEqual(seen.slice(0, 3), [1, 2, 3], `progress: ${JSON.stringify(seen)}`);
       } finally {
         await client.close();
       }

@@ -1,4 +1,4 @@
-import { isInputRequiredResult, type CallToolResult, type InputRequiredResult } from '@modelcontextprotocol/server';
+import { isInputRequiredResult, type CallToolResult, type InputRequiredResult, type ProgressNotification, type ProgressToken } from '@modelcontextprotocol/server';
 import type { CallerFeatures } from '../connection/clientFeatures';
 import type { CallEnvelope } from '../router/callEnvelope';
 import { decideCall, type CallAudience } from '../policy/callPolicy';
@@ -245,4 +245,14 @@ export class GatewayCore {
     if (!index) return;
     await waitAtMost(index.whenReady(), this.options.indexWaitMs ?? DEFAULT_INDEX_WAIT_MS);
   }
+}
+
+/** Passes a routed server's progress on as the client's own, when its request carried a progress token. */
+export function progressSender(req: { readonly _meta?: { readonly progressToken?: ProgressToken }; notify(notification: ProgressNotification): Promise<void> }): CallContext['onProgress'] {
+  const progressToken = req._meta?.progressToken;
+  if (progressToken === undefined) return undefined;
+  return ({ progress, total, message }) => {
+    const params = { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) };
+    req.notify({ method: 'notifications/progress', params }).catch(() => undefined);
+  };
 }

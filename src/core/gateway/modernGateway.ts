@@ -15,7 +15,7 @@ import {
 import { confirmationMarkdown } from '../policy/confirmation';
 import type { RoutedTool } from '../router/toolRouter';
 import { canonicalJson } from '../util/canonicalJson';
-import type { Consent, GatewayCore, ListName } from './gatewayCore';
+import { progressSender, type Consent, type GatewayCore, type ListName } from './gatewayCore';
 import type { GatewaySession } from './gatewayHub';
 import { registerFeatureHandlers } from './gatewayFeatures';
 import { CALL_TOOL, SEARCH_TOOL, errorResult } from './gatewayTools';
@@ -178,17 +178,23 @@ export class ModernGateway {
     const signal = ctx.mcpReq.signal;
     let answer: NextAnswer;
     if (state?.kind === 'call') {
-      answer = await this.calls.resume(state, key, ctx.mcpReq.inputResponses, signal);
+      answer = await this.calls.resume(state, key, ctx.mcpReq.inputResponses, signal, progressSender(ctx.mcpReq));
     } else {
       const capabilities = clientCapabilities(ctx);
       const can = { elicit: capabilities?.elicitation !== undefined, sample: capabilities?.sampling !== undefined };
-      answer = await this.calls.start(key, can, signal, (caller, callSignal) =>
-        this.core.callTool(name, args, {
-          audience: { canAsk: can.elicit },
-          caller,
-          signal: callSignal,
-          confirm: (tool, toolArgs) => this.consent(tool, toolArgs, ctx),
-        }),
+      answer = await this.calls.start(
+        key,
+        can,
+        signal,
+        (caller, callSignal, onProgress) =>
+          this.core.callTool(name, args, {
+            audience: { canAsk: can.elicit },
+            caller,
+            signal: callSignal,
+            ...(onProgress ? { onProgress } : {}),
+            confirm: (tool, toolArgs) => this.consent(tool, toolArgs, ctx),
+          }),
+        progressSender(ctx.mcpReq),
       );
     }
     if (answer.kind === 'result') return answer.result;

@@ -1,11 +1,11 @@
-import { SdkErrorCode, Server, type CallToolResult, type CreateMessageRequest, type ElicitRequest, type InputRequiredResult, type LoggingLevel, type LoggingMessageNotification, type ProgressNotification, type ProgressToken, type Tool, type Transport } from '@modelcontextprotocol/server';
+import { SdkErrorCode, Server, type CallToolResult, type CreateMessageRequest, type ElicitRequest, type InputRequiredResult, type LoggingLevel, type LoggingMessageNotification, type Tool, type Transport } from '@modelcontextprotocol/server';
 import type { CallerFeatures } from '../connection/clientFeatures';
 import { offerTool, type CallAudience } from '../policy/callPolicy';
 import { confirmationMarkdown, type ConfirmAnswer } from '../policy/confirmation';
 import type { SearchHit } from '../search/toolSearch';
 import type { RoutedTool, ToolRouter } from '../router/toolRouter';
 import { isRecord } from '../util/isRecord';
-import { GatewayCore, type CallContext, type GatewayCoreOptions, type GatewaySelection } from './gatewayCore';
+import { GatewayCore, progressSender, type CallContext, type GatewayCoreOptions, type GatewaySelection } from './gatewayCore';
 import { registerFeatureHandlers } from './gatewayFeatures';
 import { isBelow, type GatewaySession } from './gatewayHub';
 import { CALL_TOOL, CALL_TOOL_NAME, META_TOOLS, SEARCH_TOOL, errorResult, toMcpTool } from './gatewayTools';
@@ -251,14 +251,4 @@ export class RouterGateway {
       return { answer: 'failed', reason };
     }
   }
-}
-
-/** Passes a routed server's progress on as the client's own, when its request carried a progress token. */
-function progressSender(req: { readonly _meta?: { readonly progressToken?: ProgressToken }; notify(notification: ProgressNotification): Promise<void> }): CallContext['onProgress'] {
-  const progressToken = req._meta?.progressToken;
-  if (progressToken === undefined) return undefined;
-  return ({ progress, total, message }) => {
-    const params = { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) };
-    req.notify({ method: 'notifications/progress', params }).catch(() => undefined);
-  };
 }

@@ -12,6 +12,7 @@ import {
   type InputResponses,
 } from '@modelcontextprotocol/server';
 import type { CallerFeatures } from '../connection/clientFeatures';
+import type { CallOptions } from '../router/toolRouter';
 import { describeError } from '../errors/describeError';
 import { errorResult } from './gatewayTools';
 
@@ -42,6 +43,9 @@ export interface ParkedCallState {
   readonly args: string;
 }
 
+/** The routed server's progress for a call, passed on to the request that waits on it now. */
+export type ProgressRelay = NonNullable<CallOptions['onProgress']>;
+
 /** What a parked call returns to its client next: the result, or questions and the state to send back. */
 export type NextAnswer =
   | { readonly kind: 'result'; readonly result: CallToolResult | InputRequiredResult }
@@ -63,6 +67,8 @@ class ParkedCall {
   private wake?: () => void;
   private outcome?: CallToolResult | InputRequiredResult;
   expiry?: NodeJS.Timeout;
+  /** Where the server's progress goes: the request waiting on the call now (none between two requests). */
+  progress?: ProgressRelay | undefined;
 
   constructor(
     readonly tool: string,
@@ -163,20 +169,22 @@ export class SuspendedCalls {
     key: { tool: string; args: string },
     can: { elicit: boolean; sample: boolean },
     signal: AbortSignal,
-    run: (caller: CallerFeatures, signal: AbortSignal) => Promise<CallToolResult | InputRequiredResult>,
+    run: (caller: CallerFeatures, signal: AbortSignal, onProgress?: ProgressRelay) => Promise<CallToolResult | InputRequiredResult>,
+    onProgress?: ProgressRelay,
   ): Promise<NextAnswer> {
-    if ((!can.elicit && !can.sample) || this.calls.size >= MAX_PARKED_CALLS) return { kind: 'result', result: await run({}, signal) };
+    if ((!can.elicit && !can.sample) || this.calls.size >= MAX_PARKED_CALLS) return { kind: 'result', result: await run({}, signal, onProgress) };
     const call = new ParkedCall(key.tool, key.args);
     this.calls.set(call.id, call);
-    run(call.features(can), call.controller.signal).then(
+    call.progress = onProgress;
+    run(call.features(can), call.controller.signal, (progress) => call.progress?.(progress)).then(
       (result) => call.settle(result),
       (error: unknown) => call.settle(errorResult(describeError(error))),
     );
-    return this.next(call, signal);
+    return this.next(call, signal, onProgress);
   }
 
   /** Answers a parked call from a retry whose sealed state names it; an ended or repeated one is refused. */
-  async resume(state: ParkedCallState, key: { tool: string; args: string }, responses: InputResponses | Record<string, unknown> | undefined, signal: AbortSignal): Promise<NextAnswer> {
+  async resume(state: ParkedCallState, key: { tool: string; args: string }, responses: InputResponses | Record<string, unknown> | undefined, signal: AbortSignal, onProgress?: ProgressRelay): Promise<NextAnswer> {
     const call = this.calls.get(state.id);
     if (!call) {
       return { kind: 'result', result: errorResult(`The call this answer belongs to has ended: it waited longer than ${Math.round(this.expiryMs / 1000)} s for the answer, or the gateway restarted. Call the tool again.`) };
@@ -185,7 +193,7 @@ export class SuspendedCalls {
     if (state.round !== call.round) return { kind: 'result', result: errorResult('That answer was used already. Call the tool again to be asked again.') };
     clearTimeout(call.expiry);
     call.answer(responses);
-    return this.next(call, signal);
+    return this.next(call, signal, onProgress);
   }
 
   /** Ends every parked call (the gateway is closing). */
@@ -198,17 +206,19 @@ export class SuspendedCalls {
   }
 
   /** The call's next answer to the request waiting on it; the request given up (cancelled) cancels the call. */
-  private async next(call: ParkedCall, signal: AbortSignal): Promise<NextAnswer> {
+  private async next(call: ParkedCall, signal: AbortSignal, onProgress?: ProgressRelay): Promise<NextAnswer> {
     const giveUp = (): void => {
       this.calls.delete(call.id);
       call.cancel('the client cancelled the call');
     };
     signal.addEventListener('abort', giveUp, { once: true });
+    call.progress = onProgress;
     let answer: NextAnswer;
     try {
       answer = await call.next({ tool: call.tool, args: call.args });
     } finally {
       signal.removeEventListener('abort', giveUp);
+      call.progress = undefined;
     }
     if (answer.kind === 'result') {
       this.calls.delete(call.id);

@@ -42,6 +42,28 @@ describe('SuspendedCalls (a routed server’s questions parked for a 2026-07-28 
     assert.equal(calls.size, 0, 'a finished call is no longer parked');
   });
 
+  it('passes the server\'s progress to the request waiting on the call now, and none between requests', async () => {
+    calls = new SuspendedCalls(60_000);
+    const first: number[] = [];
+    const retry: number[] = [];
+    let report!: (progress: number) => void;
+    const run = async (caller: CallerFeatures, _signal: AbortSignal, onProgress?: (p: { progress: number }) => void): Promise<CallToolResult> => {
+      report = (progress) => onProgress!({ progress });
+      report(1);
+      await caller.elicit!(QUESTION, new AbortController().signal);
+      report(3);
+      return { content: [{ type: 'text', text: 'done' }] };
+    };
+    const asked = await calls.start(KEY, BOTH, live, run, (p) => first.push(p.progress));
+    assert.equal(asked.kind, 'questions');
+    if (asked.kind !== 'questions') return;
+    report(2); // between the two requests: nobody is waiting to hear it
+    const done = await calls.resume(asked.state, KEY, { q1: { action: 'accept', content: { name: 'Ada' } } }, live, (p) => retry.push(p.progress));
+    assert.equal(textOf(done), 'done');
+    assert.deepEqual(first, [1]);
+    assert.deepEqual(retry, [3]);
+  });
+
   it('asks again when the retry leaves the question unanswered, and refuses an answer used already', async () => {
     calls = new SuspendedCalls(60_000);
     const first = await calls.start(KEY, BOTH, live, asking({ answers: [] }));
