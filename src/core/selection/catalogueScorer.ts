@@ -142,8 +142,14 @@ export class CatalogueScorer {
     });
     this.byOperation = byOperation;
     const browser = this.kindTools.get('browser') ?? [];
+    // An opener need not read as a browser tool itself: a research server's `visit_page(url)` opens the page
+    // its `take_screenshot` shoots.
     const openersByServer = new Map<number, number[]>();
-    for (const t of browser.filter((t) => t.opensPage)) openersByServer.set(this.serverIds[t.index]!, [...(openersByServer.get(this.serverIds[t.index]!) ?? []), t.index]);
+    const browserServers = new Set(browser.map((t) => this.serverIds[t.index]!));
+    tools.forEach((tool, i) => {
+      const server = this.serverIds[i]!;
+      if (browserServers.has(server) && opensPage(tool)) openersByServer.set(server, [...(openersByServer.get(server) ?? []), i]);
+    });
     this.openersByServer = openersByServer;
     this.pageActions = new Set(browser.filter((t) => !t.opensPage && openersByServer.has(this.serverIds[t.index]!)).map((t) => t.index));
   }

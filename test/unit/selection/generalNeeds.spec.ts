@@ -194,6 +194,19 @@ describe('unnamed needs in the selector', () => {
     assert.ok(!(await select(0)).tools.some((t) => t.name === 'web_browser_navigate'), 'without the rule the opener stays out');
   });
 
+  it('takes as the opener a tool of the same server that opens a page, even one not read as a browser tool', async () => {
+    const model = tinyModel({ prompt: { bias: Array(K).fill(-4), weights: {} }, tool: { bias: Array(K).fill(-4), weights: { 'n:browser': row('browser', 8) } } });
+    const shot = { name: 'research_browser_screenshot', server: 'research', description: 'Take a screenshot of the current page', originalName: 'browser_screenshot', inputSchema: { type: 'object', properties: {} } };
+    const visit = { name: 'research_visit_page', server: 'research', description: 'Visit a page and return its content', originalName: 'visit_page', inputSchema: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] } };
+    const elsewhere = { name: 'fetcher_fetch_url', server: 'fetcher', description: 'Fetch a url', originalName: 'fetch_url', inputSchema: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] } };
+    const s = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, minTools: 1, depth: 0, clauseHead: 0, stepHead: 0, companionHead: 0 }, { createLexical: (t) => new LexicalRanker(t.map(rankableFor)), needs: new GeneralNeeds(model) });
+    s.setCatalogue([...tools, shot, visit, elsewhere]);
+    const sel = await s.select({ prompt: 'a screenshot of the current page please' });
+    assert.equal(sel.tools[0]?.name, 'research_browser_screenshot');
+    assert.match(sel.tools.find((t) => t.name === 'research_visit_page')?.reason ?? '', /opens the page that research_browser_screenshot acts on/);
+    assert.ok(!sel.tools.some((t) => t.name === 'fetcher_fetch_url'), 'another server\'s address tool opens no page for this one');
+  });
+
   it('lifts a kind\'s runner-up only when it is likelier of the kind than not', async () => {
     // "tomorrow" calls for the clock; a clock tool is one, a tool named "current" looks a little like one.
     const model = tinyModel({
