@@ -20,7 +20,7 @@ import { describeError } from '../errors/describeError';
  * Every request passes, in order: the Host check (a valid name or address; on a loopback bind a loopback one,
  * so a web page cannot reach the gateway through DNS rebinding), the Origin check (a browser page from any
  * other origin, or from an opaque `null` one, is refused), the failure limit of its address (429 once it has
- * sent many wrong tokens or unknown sessions, checked before the token so guessing stays slow), the bearer
+ * sent many wrong tokens, checked before the token so guessing stays slow), the bearer
  * secret (401), the request rate limit (429), the session (404 for an unknown one), and the byte budget of
  * its client (413 or 429, decided before the body is read). None of these answers says anything about the
  * routed servers.
@@ -70,9 +70,8 @@ export const MAX_BODY_BYTES = 1 * MiB;
 export const BYTE_BURST = 4 * MAX_BODY_BYTES;
 export const BYTES_PER_SECOND = MAX_BODY_BYTES;
 /**
- * Failed requests (a wrong token, an unknown session) one client may make in a burst, and per second after
- * it. A client with a stale token or session fails a few times before someone notices; past 20 it is
- * guessing, and since the check comes before the token is compared, it guesses once a second at most.
+ * Failed requests (wrong tokens) one client may make in a burst, and per second after it. A client with a
+ * stale token fails a few times before someone notices; past 20 it is guessing, and since the check comes before the token is compared, it guesses once a second at most.
  */
 export const FAILURE_BURST = 20;
 export const FAILURES_PER_SECOND = 1;
@@ -248,7 +247,7 @@ export class HttpGateway {
     const session = sessionId === undefined ? undefined : this.sessions.get(sessionId);
     // A live session's id is a secret of its own, so a locked-out address's sessions go on working.
     if (!session && this.failures.available(client) < 1) {
-      return tooMany(res, this.failures.secondsUntil(client, 1), 'Too many failed requests (a wrong token or an unknown session) from this address; check the token, then retry later.');
+      return tooMany(res, this.failures.secondsUntil(client, 1), 'Too many failed requests (wrong tokens) from this address; check the token, then retry later.');
     }
     if (!this.authorized(req)) {
       this.failed(client);
@@ -261,7 +260,9 @@ export class HttpGateway {
       // A client reconnecting to a call whose gateway stopped is told the call is lost, not left waiting.
       const lost = req.method === 'GET' ? lostRequestId(header(req, 'last-event-id')) : undefined;
       if (lost !== undefined) return answerLostCall(res, lost);
-      this.failed(client);
+      // Not a failure: every client of a replica that stopped reconnects a few streams here, and past 20 the
+      // address would lose its lost-call answers and new sessions. A session id (a random UUID) cannot be
+      // guessed; the request rate limit bounds these requests.
       return reply(res, 404, 'Unknown or expired MCP session: start a new one with initialize.');
     }
     let body: unknown;
@@ -346,7 +347,7 @@ export class HttpGateway {
 
   private failed(client: string): void {
     if (this.failures.take(client, 1) && this.failures.available(client) < 1) {
-      this.log(`refusing new requests from ${client} for a while: ${FAILURE_BURST} wrong tokens or unknown sessions`);
+      this.log(`refusing new requests from ${client} for a while: ${FAILURE_BURST} wrong tokens`);
     }
   }
 
