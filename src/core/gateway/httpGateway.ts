@@ -20,10 +20,9 @@ import { describeError } from '../errors/describeError';
  * Every request passes, in order: the Host check (a valid name or address; on a loopback bind a loopback one,
  * so a web page cannot reach the gateway through DNS rebinding), the Origin check (a browser page from any
  * other origin, or from an opaque `null` one, is refused), the failure limit of its address (429 once it has
- * sent many wrong tokens, checked before the token so guessing stays slow), the bearer
- * secret (401), the request rate limit (429), the session (404 for an unknown one), and the byte budget of
- * its client (413 or 429, decided before the body is read). None of these answers says anything about the
- * routed servers.
+ * sent many wrong tokens, checked before the token so guessing stays slow), the bearer secret (401), the
+ * request rate limit (429), the session (404 for an unknown one), and the byte budget of its client (413 or
+ * 429, decided before the body is read). None of these answers says anything about the routed servers.
  *
  * Then the request is routed by the revision it speaks. A 2025 one (no `_meta` envelope: initialize, a
  * session's requests, GET and DELETE) takes the sessionful path: one RouterGateway per session, with the
@@ -71,7 +70,8 @@ export const BYTE_BURST = 4 * MAX_BODY_BYTES;
 export const BYTES_PER_SECOND = MAX_BODY_BYTES;
 /**
  * Failed requests (wrong tokens) one client may make in a burst, and per second after it. A client with a
- * stale token fails a few times before someone notices; past 20 it is guessing, and since the check comes before the token is compared, it guesses once a second at most.
+ * stale token fails a few times before someone notices; past 20 it is guessing, and since the check comes
+ * before the token is compared, it guesses once a second at most.
  */
 export const FAILURE_BURST = 20;
 export const FAILURES_PER_SECOND = 1;

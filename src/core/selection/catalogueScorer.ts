@@ -148,7 +148,10 @@ export class CatalogueScorer {
     const browserServers = new Set(browser.map((t) => this.serverIds[t.index]!));
     tools.forEach((tool, i) => {
       const server = this.serverIds[i]!;
-      if (browserServers.has(server) && opensPage(tool)) openersByServer.set(server, [...(openersByServer.get(server) ?? []), i]);
+      if (!browserServers.has(server) || !opensPage(tool)) return;
+      const list = openersByServer.get(server) ?? [];
+      openersByServer.set(server, list);
+      list.push(i);
     });
     this.openersByServer = openersByServer;
     this.pageActions = new Set(browser.filter((t) => !t.opensPage && openersByServer.has(this.serverIds[t.index]!)).map((t) => t.index));
