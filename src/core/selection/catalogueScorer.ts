@@ -45,7 +45,10 @@ export interface UsageHints {
  */
 export const USAGE_HINT_WEIGHT = 2;
 
-/** A server a step names is lifted only when its best tool scores at least this share of the step's best. */
+/**
+ * A server named by a word that is also an ordinary one ("memory", "notion") is lifted only when its best
+ * tool scores at least this share of the text's best.
+ */
 export const NAMED_SERVER_SHARE = 0.5;
 
 /** A step's verb lifts its operation's tools among the servers of the step's best this many tools. */
@@ -94,6 +97,8 @@ export interface ScorerDeps {
   readonly index?: ToolIndex;
   readonly usage?: UsageHints;
   readonly needs?: GeneralNeeds;
+  /** The spelling dictionary: a server name found there is also an ordinary word (serverNames.ts). */
+  readonly spelling?: { readonly dictionary: ReadonlyMap<string, number> };
 }
 
 export class CatalogueScorer {
@@ -128,7 +133,8 @@ export class CatalogueScorer {
     this.byName = new Map(tools.map((t, i) => [t.name, i]));
     const servers = serverIdsOf(tools.map((t) => t.server));
     ({ ids: this.serverIds, count: this.serverCount } = servers);
-    this.serverNames = new ServerNames(servers.names);
+    const dictionary = deps.spelling?.dictionary;
+    this.serverNames = new ServerNames(servers.names, dictionary ? (word) => dictionary.has(word) : undefined);
     this.unspaced = tools.map((t) => isUnspaced(t.description ?? ''));
     this.kindTools = findKindTools(tools, deps.needs, options.generalToolMin);
     this.companions = new CompanionIndex(tools);
@@ -195,6 +201,8 @@ export class CatalogueScorer {
       boostByServerIds(fused, this.serverIds, this.serverCount, this.options.serverBoost);
       timings['serverBoost'] = performance.now() - t0;
     }
+    // A one-step prompt that names an app ranks that app's tools first, as a step that names it does.
+    if (this.options.promptServerLift > 0 && steps.length === 0) this.liftNamed(fused, this.serverNames.named(prompt), this.options.promptServerLift);
     let general: Map<number, GeneralLift> | undefined;
     if (this.deps.needs && this.options.generalBoost > 0 && this.kindTools.size > 0) {
       t0 = performance.now();
@@ -305,7 +313,7 @@ export class CatalogueScorer {
       const server = this.serverIds[i]!;
       if (named.has(server) && v > (best.get(server) ?? -Infinity)) best.set(server, v);
     }
-    const lifted = new Set([...best].filter(([, v]) => top <= 0 || v >= NAMED_SERVER_SHARE * top).map(([server]) => server));
+    const lifted = new Set([...best].filter(([server, v]) => !this.serverNames.isPlainWord(server) || top <= 0 || v >= NAMED_SERVER_SHARE * top).map(([server]) => server));
     for (let i = 0; i < scores.length; i++) if (lifted.has(this.serverIds[i]!)) scores[i] = scores[i]! + lift;
   }
 
@@ -376,8 +384,9 @@ export class CatalogueScorer {
     if (!cosine && !lexical) return {};
     t0 = performance.now();
     const fused = new Float64Array(n);
-    const zl = lexical ? zScores(lexical) : undefined;
     const zc = cosine && hasCosine ? zScores(cosine, hasCosine) : undefined;
+    // Beside the model, a lone weak match must not outweigh it (lexicalSdFloor); alone, only order matters.
+    const zl = lexical ? zScores(lexical, undefined, zc ? this.options.lexicalSdFloor : 0) : undefined;
     const w = zc && zl ? this.options.lexicalWeight : zl ? 1 : 0;
     for (let i = 0; i < n; i++) fused[i] = w * (zl?.[i] ?? 0) + (1 - w) * (zc?.[i] ?? 0);
     if (this.options.crossScript > 0 && zl && zc) {

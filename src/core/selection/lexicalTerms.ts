@@ -21,6 +21,13 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
   ).split(/\s+/),
 );
 
+/**
+ * Numbers of up to this many digits are values, not what a tool does: a prompt's "2027-03-14" met the
+ * "e.g. 2025-03-23" of a date tool's schema. Longer ones can be names ("12306", the rail booking site).
+ */
+export const MAX_VALUE_DIGITS = 4;
+const ALL_DIGITS = /^\d+$/;
+
 /** Words that end in -s without being plurals; stripping them would merge `news` with `new`. */
 const NOT_PLURAL: ReadonlySet<string> = new Set(['news', 'series', 'species', 'alias', 'canvas', 'atlas', 'bias', 'always', 'perhaps', 'lens', 'gas', 'physics', 'mathematics', 'economics', 'ethics', 'kubernetes']);
 
@@ -100,6 +107,7 @@ export function lexicalTerms(text: string): string[] {
   if (!words) return out;
   for (const word of words) {
     if (STOP_WORDS.has(word)) continue;
+    if (word.length <= MAX_VALUE_DIGITS && ALL_DIGITS.test(word)) continue;
     if (!HAS_UNSPACED.test(word)) {
       out.push(stem(word));
       continue;

@@ -30,8 +30,11 @@ export function dot(matrix: Float32Array, base: number, q: Float64Array, dimensi
   return s0 + s1 + s2 + s3;
 }
 
-/** (x − mean) / sd over the entries present (all when `present` is absent); absent entries get 0. */
-export function zScores(values: Float64Array, present?: Uint8Array): Float64Array {
+/**
+ * (x − mean) / sd over the entries present (all when `present` is absent); absent entries get 0. The sd is
+ * taken as at least `minSd`, so a spread that is nearly all zeros does not make its few non-zero values huge.
+ */
+export function zScores(values: Float64Array, present?: Uint8Array, minSd = 0): Float64Array {
   let n = 0;
   let sum = 0;
   for (let i = 0; i < values.length; i++) {
@@ -42,7 +45,7 @@ export function zScores(values: Float64Array, present?: Uint8Array): Float64Arra
   const mean = n ? sum / n : 0;
   let sq = 0;
   for (let i = 0; i < values.length; i++) if (!present || present[i]) sq += (values[i]! - mean) ** 2;
-  const sd = n > 1 ? Math.sqrt(sq / n) : 0;
+  const sd = n > 1 ? Math.max(minSd, Math.sqrt(sq / n)) : 0;
   const out = new Float64Array(values.length);
   if (sd === 0) return out;
   for (let i = 0; i < values.length; i++) if (!present || present[i]) out[i] = (values[i]! - mean) / sd;

@@ -49,6 +49,14 @@ export const DEFAULT_COMPANION_HEAD = 6;
  */
 export const DEFAULT_LEXICAL_WEIGHT = 0.5;
 /**
+ * When one tool of a catalogue matches a word and no other does, the lexical spread is nearly zero and
+ * that match's z-score explodes: "travel" in an unrelated tool's enum outranked every memory tool for
+ * "remember … about travel". The spread counts as at least this, about a third of a one-word BM25 match.
+ */
+export const DEFAULT_LEXICAL_SD_FLOOR = 0.45;
+/** A one-step prompt that names an app ("freeeで今月の取引一覧…") lifts its tools by this much; see serverNames.ts. */
+export const DEFAULT_PROMPT_SERVER_LIFT = 1;
+/**
  * Without an embedder, a tool beyond the first `minTools` joins when its lexical z-score is at least
  * this: about the top 5% of a normal spread, so only clearly matching tools are added.
  */
@@ -98,6 +106,8 @@ export interface SelectionOptions {
   readonly stepShare: number;
   /** Inside a step, the tools of a server the step names gain this (z-score units; 0: off); see serverNames.ts. */
   readonly stepServerLift: number;
+  /** In a prompt of one step, the tools of a server it names gain this (z-score units; 0: off); see serverNames.ts. */
+  readonly promptServerLift: number;
   /** A step that refers back is blended with the step before it, this weight on that step (0–1; 0: off); see steps.ts. */
   readonly stepContext: number;
   /** Inside a step, the tools doing the operation its verb asks for gain this (z-score units; 0: off); see operations.ts. */
@@ -125,6 +135,8 @@ export interface SelectionOptions {
   readonly callPolicy: CallPolicy;
   readonly lexicalWeight: number;
   readonly lexicalZThreshold: number;
+  /** The lexical scores' spread is taken as at least this (BM25 units) when they are fused by z-score. */
+  readonly lexicalSdFloor: number;
   readonly stickyLookback: number;
   readonly stickyMax: number;
   readonly keyword: KeywordConfig;
@@ -156,6 +168,7 @@ export const DEFAULT_SELECTION_OPTIONS: SelectionOptions = {
   stepHead: DEFAULT_STEP_HEAD,
   stepShare: DEFAULT_STEP_SHARE,
   stepServerLift: DEFAULT_STEP_SERVER_LIFT,
+  promptServerLift: DEFAULT_PROMPT_SERVER_LIFT,
   stepContext: DEFAULT_STEP_CONTEXT,
   stepOperationLift: DEFAULT_STEP_OPERATION_LIFT,
   companionHead: DEFAULT_COMPANION_HEAD,
@@ -169,6 +182,7 @@ export const DEFAULT_SELECTION_OPTIONS: SelectionOptions = {
   callPolicy: DEFAULT_CALL_POLICY,
   lexicalWeight: DEFAULT_LEXICAL_WEIGHT,
   lexicalZThreshold: DEFAULT_LEXICAL_Z_THRESHOLD,
+  lexicalSdFloor: DEFAULT_LEXICAL_SD_FLOOR,
   stickyLookback: DEFAULT_STICKY_LOOKBACK_TURNS,
   stickyMax: DEFAULT_STICKY_MAX,
   keyword: EMPTY_KEYWORD_CONFIG,

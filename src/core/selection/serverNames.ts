@@ -27,12 +27,17 @@ export function serverName(id: string): string | undefined {
 /** Finds the servers a text names, among a catalogue's servers (numbered as `serverIdsOf` numbers them). */
 export class ServerNames {
   private readonly patterns: Array<{ server: number; pattern: RegExp }> = [];
+  private readonly plain = new Set<number>();
 
-  /** @param servers each server's id, by its number */
-  constructor(servers: readonly string[]) {
+  /**
+   * @param servers each server's id, by its number
+   * @param isWord whether a name is also an ordinary word ("memory", "notion"); without it, every name is taken as one
+   */
+  constructor(servers: readonly string[], isWord?: (word: string) => boolean) {
     servers.forEach((id, server) => {
       const name = serverName(id);
       if (!name) return;
+      if (!isWord || isWord(name)) this.plain.add(server);
       // Any of its letters may be split by a space or a hyphen; a trailing s may be there or not.
       const chars = [...name].map((c) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
       const body = chars.join('[\\s_-]?');
@@ -41,6 +46,14 @@ export class ServerNames {
       // Bounded by what is not a letter of its own script: "ATSから" names `ats`, "cats" does not.
       this.patterns.push({ server, pattern: new RegExp(`(?<![\\p{Script=Latin}\\p{N}])${body}${plural}(?![\\p{Script=Latin}\\p{N}])`, 'iu') });
     });
+  }
+
+  /**
+   * Whether the server's name is also an ordinary word, so a text may use it without meaning the server
+   * ("list everything it imports"); a made-up name ("freee", "chatwork") is not.
+   */
+  isPlainWord(server: number): boolean {
+    return this.plain.has(server);
   }
 
   /** The numbers of the servers `text` names. */

@@ -29,9 +29,10 @@ const TOOLS: SelectableTool[] = [
 ];
 
 /** The real selector (lexical ranking, as without an embedder), offering only its top 2, with swappable hints. */
+// The prompts say "pdf", which names the pdf server; its lift is off so that only the memory brings pdf_render.
 function lexicalSelector(): { selector: ToolSelector; slot: SwitchableUsageHints } {
   const slot = new SwitchableUsageHints();
-  const selector = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, minTools: 2, cap: 2, lexicalZThreshold: 99 }, { createLexical: (tools) => new LexicalRanker(tools.map(rankableFor)), usage: slot });
+  const selector = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, minTools: 2, cap: 2, lexicalZThreshold: 99, promptServerLift: 0 }, { createLexical: (tools) => new LexicalRanker(tools.map(rankableFor)), usage: slot });
   selector.setCatalogue(TOOLS);
   return { selector, slot };
 }
@@ -136,7 +137,7 @@ describe('coverage replay', () => {
 describe('selector with the use memory', () => {
   it('ranks a tool a similar past prompt needed higher, and leaves unrelated prompts alone', async () => {
     const memory = new UsageMemory();
-    const selector = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, minTools: 2, cap: 2, lexicalZThreshold: 99 }, { createLexical: (tools) => new LexicalRanker(tools.map(rankableFor)), usage: memory });
+    const selector = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, minTools: 2, cap: 2, lexicalZThreshold: 99, promptServerLift: 0 }, { createLexical: (tools) => new LexicalRanker(tools.map(rankableFor)), usage: memory });
     selector.setCatalogue(TOOLS);
     const prompt = 'make a pdf of the weekly trends report for march';
     const rankOf = async (p: string, name: string): Promise<number> => (await selector.select({ prompt: p })).ranking.findIndex((r) => r.name === name);

@@ -65,6 +65,14 @@ describe('lexicalTerms', () => {
   });
 });
 
+describe('lexicalTerms and numbers', () => {
+  it('drops numbers of up to four digits, which are values, and keeps longer ones, which can be names', () => {
+    assert.deepEqual(lexicalTerms('my passport expires on 2027-03-14 at 9'), ['passport', 'expir']);
+    assert.deepEqual(lexicalTerms('12306 train tickets'), ['12306', 'train', 'ticket']);
+    assert.deepEqual(lexicalTerms('convert mp3 to ipv4 s3'), ['convert', 'mp3', 'ipv4', 's3']);
+  });
+});
+
 describe('toolFields', () => {
   it('reads parameter names, descriptions and enum values, nested ones included', () => {
     const weather = toolFields(TOOLS[3]!);

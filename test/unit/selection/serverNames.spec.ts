@@ -28,4 +28,11 @@ describe('server names in a text', () => {
   it('finds a Latin name beside Japanese or Chinese text', () => {
     assert.deepEqual(named('いま開いている求人をATSから取得して'), ['ats']);
   });
+
+  it('tells a name that is also an ordinary word from a made-up one', () => {
+    const words = new Set(['keep', 'forms', 'form']);
+    const withWords = new ServerNames(servers, (w) => words.has(w));
+    assert.deepEqual(servers.map((_, i) => withWords.isPlainWord(i)), [false, false, false, true, true, false, false]);
+    assert.deepEqual(servers.map((_, i) => names.isPlainWord(i)), [true, true, true, true, true, true, false], 'without a dictionary every name may be a word ("io" names no server)');
+  });
 });

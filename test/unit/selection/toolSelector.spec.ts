@@ -242,6 +242,93 @@ describe('zScores', () => {
     assert.ok(z[2]! > 0 && z[0]! < 0);
     assert.equal(z[3], 0);
   });
+
+  it('takes the spread as at least minSd, so one non-zero value among zeros stays modest', () => {
+    const values = Float64Array.from([1.3, ...new Array<number>(199).fill(0)]);
+    assert.ok(zScores(values)[0]! > 14, 'the plain spread makes it huge');
+    assert.ok(Math.abs(zScores(values, undefined, 0.45)[0]! - (1.3 - 1.3 / 200) / 0.45) < 1e-9);
+    const wide = Float64Array.from([1, 2, 3, 4]);
+    assert.deepEqual(zScores(wide, undefined, 0.45), zScores(wide), 'a wider spread is unchanged');
+  });
+});
+
+describe('a lone lexical match beside the model', () => {
+  /** Twelve tools: "memory_remember" is the model's clear best; "law_research" alone matches a word. */
+  function loneMatch(): { tools: SelectableTool[]; embedder: ScriptedFakeEmbedder; lexical: (tools: readonly SelectableTool[]) => LexicalScorer } {
+    const cos = [0.45, 0.4, 0.02, ...Array.from({ length: 9 }, (_, i) => 0.2 - 0.02 * i)];
+    const names = ['memory_remember', 'memory_recall', 'law_research', ...Array.from({ length: 9 }, (_, i) => `other${i}_x`)];
+    const tools = names.map((name) => ({ name, server: name.split('_')[0]!, description: `${name} tool` }));
+    const byText = new Map(tools.map((t, i) => [embeddingTextFor(t), cos[i]!]));
+    const embedder = new ScriptedFakeEmbedder((text) => {
+      const c = byText.get(text);
+      return c === undefined ? [1, 0] : [c, Math.sqrt(Math.max(0, 1 - c * c))];
+    });
+    // A FAKE lexical scorer: one word of the prompt ("travel") occurs in one tool's enum, with a weak score.
+    const lexical = (): LexicalScorer => ({ score: () => names.map((n) => (n === 'law_research' ? 1.3 : 0)) });
+    return { tools, embedder, lexical };
+  }
+  const prompt = 'remember what I told you about travel';
+  const options = { lexicalWeight: 0.5, serverBoost: 0, clauseWeight: 0, clauseHead: 0, stepHead: 0 };
+
+  it('does not outrank the model’s clear best when the lexical spread is floored', async () => {
+    const { tools, embedder, lexical } = loneMatch();
+    const s = await (await selector(tools, embedder, options, lexical)).select({ prompt });
+    assert.equal(s.ranking[0]!.name, 'memory_remember');
+  });
+
+  it('outranked it without the floor (the defect the floor removes)', async () => {
+    const { tools, embedder, lexical } = loneMatch();
+    const s = await (await selector(tools, embedder, { ...options, lexicalSdFloor: 0 }, lexical)).select({ prompt });
+    assert.equal(s.ranking[0]!.name, 'law_research');
+  });
+});
+
+describe('a one-step prompt that names its app', () => {
+  /** Two servers: "acctco" (a made-up name) with weak tools, "chat" with stronger ones. */
+  function twoApps(): { tools: SelectableTool[]; embedder: ScriptedFakeEmbedder } {
+    const spec: Array<[string, number]> = [
+      ['chat_post', 0.6],
+      ['chat_list_rooms', 0.55],
+      ['chat_members', 0.5],
+      ['acctco_list_deals', 0.42],
+      ['acctco_get', 0.25],
+      ...Array.from({ length: 8 }, (_, i): [string, number] => [`other${i}_x`, 0.2 - 0.02 * i]),
+      ['memory_store', 0.28],
+    ];
+    const tools = spec.map(([name]) => ({ name, server: name.split('_')[0]!, description: `${name} tool` }));
+    const byText = new Map(tools.map((t, i) => [embeddingTextFor(t), spec[i]![1]]));
+    const embedder = new ScriptedFakeEmbedder((text) => {
+      const c = byText.get(text);
+      return c === undefined ? [1, 0] : [c, Math.sqrt(Math.max(0, 1 - c * c))];
+    });
+    return { tools, embedder };
+  }
+  const options = { serverBoost: 0, clauseWeight: 0, clauseHead: 0, stepHead: 0, companionHead: 0 };
+  const rankOf = (s: Awaited<ReturnType<ToolSelector['select']>>, name: string): number => s.ranking.findIndex((r) => r.name === name);
+  const withWords = async (tools: SelectableTool[], embedder: Embedder, extra: Partial<SelectionOptions>): Promise<ToolSelector> => {
+    const index = new ToolIndex(embedder);
+    const dictionary = new Map([['memory', 0]]);
+    const s = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, lexicalWeight: 0, ...options, ...extra }, { index, spelling: { dictionary, known: new Set() } });
+    s.setCatalogue(tools);
+    await index.whenReady();
+    return s;
+  };
+
+  it('lifts a made-up app name however weak its tools, and leaves it without the lift', async () => {
+    const { tools, embedder } = twoApps();
+    const prompt = 'get this month’s deals from acctco and post the total in the team room';
+    const on = await (await withWords(tools, embedder, {})).select({ prompt });
+    assert.ok(rankOf(on, 'acctco_list_deals') < rankOf(on, 'chat_members'), 'lifted above the other app');
+    const off = await (await withWords(tools, embedder, { promptServerLift: 0 })).select({ prompt });
+    assert.ok(rankOf(off, 'acctco_list_deals') > rankOf(off, 'chat_members'));
+  });
+
+  it('lifts a name that is also a plain word only when its tools are strong enough', async () => {
+    const { tools, embedder } = twoApps();
+    const on = await (await withWords(tools, embedder, {})).select({ prompt: 'post from memory what the team said' });
+    const off = await (await withWords(tools, embedder, { promptServerLift: 0 })).select({ prompt: 'post from memory what the team said' });
+    assert.equal(rankOf(on, 'memory_store'), rankOf(off, 'memory_store'), '0.28 is under half of the best 0.6');
+  });
 });
 
 describe('topIndices', () => {
