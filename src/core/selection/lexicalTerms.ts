@@ -63,13 +63,16 @@ function undouble(w: string): string {
   return w;
 }
 
-const WORD = /[\p{L}\p{N}]+/gu;
+const WORD = /[\p{L}\p{N}\u30FC\uFF70]+/gu;
+const ALL_HIRAGANA = /^\p{Script=Hiragana}+$/u;
 
 /**
  * Scripts written without spaces between words (Chinese, Japanese kana, and Korean, whose words run long
- * with particles attached). A run of them was one "word" before, so `查询天气预报` never met `天气`.
+ * with particles attached). A run of them was one "word" before, so `查询天气预报` never met `天气`. The
+ * katakana long-vowel mark (ー, and its half-width form) belongs to no script of its own: without it here,
+ * ラーメン and ルート each left a lone ー that met every katakana word with one.
  */
-const UNSPACED_SCRIPTS = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}';
+const UNSPACED_SCRIPTS = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u30FC\\uFF70';
 const UNSPACED = new RegExp(`[${UNSPACED_SCRIPTS}]+`, 'gu');
 const HAS_UNSPACED = new RegExp(`[${UNSPACED_SCRIPTS}]`, 'u');
 const UNSPACED_CHAR = new RegExp(`[${UNSPACED_SCRIPTS}]`, 'gu');
@@ -116,7 +119,8 @@ export function lexicalTerms(text: string): string[] {
     let last = 0;
     for (const m of word.matchAll(UNSPACED)) {
       if (m.index > last) out.push(stem(word.slice(last, m.index)));
-      out.push(...characterBigrams(m[0]));
+      // A pair of hiragana is grammar (して, ある, ます) that every Japanese description has, not a word.
+      for (const pair of characterBigrams(m[0])) if (!ALL_HIRAGANA.test(pair)) out.push(pair);
       last = m.index + m[0].length;
     }
     if (last < word.length) out.push(stem(word.slice(last)));

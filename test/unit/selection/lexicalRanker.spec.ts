@@ -73,6 +73,19 @@ describe('lexicalTerms and numbers', () => {
   });
 });
 
+describe('lexicalTerms in Japanese', () => {
+  it('keeps the long-vowel mark inside its katakana word, so no lone ー is left to meet every other', () => {
+    assert.deepEqual(lexicalTerms('ラーメン'), ['ラー', 'ーメ', 'メン']);
+    assert.ok(!lexicalTerms('東京タワーの近くのルート').includes('ー'));
+  });
+
+  it('drops pairs of hiragana, which are grammar rather than words', () => {
+    const terms = lexicalTerms('ルームにメッセージを投稿してください');
+    for (const grammar of ['して', 'てく', 'くだ', 'ださ', 'さい']) assert.ok(!terms.includes(grammar), grammar);
+    for (const word of ['ルー', 'メッ', '投稿']) assert.ok(terms.includes(word), word);
+  });
+});
+
 describe('toolFields', () => {
   it('reads parameter names, descriptions and enum values, nested ones included', () => {
     const weather = toolFields(TOOLS[3]!);
