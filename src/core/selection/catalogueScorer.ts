@@ -83,6 +83,8 @@ export interface ScoreResult {
   readonly steps?: readonly StepRanking[];
   /** Listers that find what the best tools act on (companions.ts), already lifted in `fused`. */
   readonly companions?: readonly Companion[];
+  /** The servers a one-step prompt names, whose tools were lifted (by server name). */
+  readonly namedServers?: ReadonlySet<string>;
 }
 
 interface TextScores {
@@ -108,6 +110,8 @@ export class CatalogueScorer {
   private readonly serverCount: number;
   /** Which servers a text names, by server number. */
   private readonly serverNames: ServerNames;
+  /** Each server's id, by its number. */
+  private readonly serverList: readonly string[];
   /** Whether each tool is described mostly in Chinese, Japanese or Korean, in catalogue order. */
   private readonly unspaced: readonly boolean[];
   /** Each general-purpose kind's tools in the catalogue (tool probability ≥ generalToolMin). */
@@ -135,6 +139,7 @@ export class CatalogueScorer {
     ({ ids: this.serverIds, count: this.serverCount } = servers);
     const dictionary = deps.spelling?.dictionary;
     this.serverNames = new ServerNames(servers.names, dictionary ? (word) => dictionary.has(word) : undefined);
+    this.serverList = servers.names;
     this.unspaced = tools.map((t) => isUnspaced(t.description ?? ''));
     this.kindTools = findKindTools(tools, deps.needs, options.generalToolMin);
     this.companions = new CompanionIndex(tools);
@@ -202,7 +207,7 @@ export class CatalogueScorer {
       timings['serverBoost'] = performance.now() - t0;
     }
     // A one-step prompt that names an app ranks that app's tools first, as a step that names it does.
-    if (this.options.promptServerLift > 0 && steps.length === 0) this.liftNamed(fused, this.serverNames.named(prompt), this.options.promptServerLift);
+    const named = this.options.promptServerLift > 0 && steps.length === 0 ? this.liftNamed(fused, this.serverNames.named(prompt), this.options.promptServerLift) : undefined;
     let general: Map<number, GeneralLift> | undefined;
     if (this.deps.needs && this.options.generalBoost > 0 && this.kindTools.size > 0) {
       t0 = performance.now();
@@ -221,6 +226,7 @@ export class CatalogueScorer {
       ...(clauseHeads.length ? { clauseHeads } : {}),
       ...(steps.length ? { steps } : {}),
       ...(companions?.length ? { companions } : {}),
+      ...(named?.size ? { namedServers: new Set([...named].map((server) => this.serverList[server]!)) } : {}),
     };
   }
 
@@ -303,8 +309,8 @@ export class CatalogueScorer {
    * server whose best tool scores under NAMED_SERVER_SHARE of the step's best is left alone: its name is
    * then more likely a plain word of the step ("list everything it imports") than the app it asks for.
    */
-  private liftNamed(scores: Float64Array, named: ReadonlySet<number>, lift: number): void {
-    if (named.size === 0) return;
+  private liftNamed(scores: Float64Array, named: ReadonlySet<number>, lift: number): ReadonlySet<number> {
+    if (named.size === 0) return named;
     let top = -Infinity;
     const best = new Map<number, number>();
     for (let i = 0; i < scores.length; i++) {
@@ -315,6 +321,7 @@ export class CatalogueScorer {
     }
     const lifted = new Set([...best].filter(([server, v]) => !this.serverNames.isPlainWord(server) || top <= 0 || v >= NAMED_SERVER_SHARE * top).map(([server]) => server));
     for (let i = 0; i < scores.length; i++) if (lifted.has(this.serverIds[i]!)) scores[i] = scores[i]! + lift;
+    return lifted;
   }
 
   /** Adds what similar past prompts needed to `fused`; returns the hints by position, if any. */

@@ -376,6 +376,7 @@ export class ToolSelector {
         ...(hint > 0 ? [`similar past prompts needed it (memory ${hint.toFixed(2)})`] : []),
         ...(general ? [`${general.cue} → ${name} (${KIND_LABELS[general.kind]})`] : []),
         ...(companion ? [companion] : []),
+        ...(scored.namedServers?.has(cat.servers[i]!) ? [`the prompt names ${cat.servers[i]}`] : []),
       ].join('; ');
       draft.add(name, stage, 2, why);
       if (hint > 0) draft.add(name, 'memory', 2, '');

@@ -319,6 +319,7 @@ describe('a one-step prompt that names its app', () => {
     const prompt = 'get this month’s deals from acctco and post the total in the team room';
     const on = await (await withWords(tools, embedder, {})).select({ prompt });
     assert.ok(rankOf(on, 'acctco_list_deals') < rankOf(on, 'chat_members'), 'lifted above the other app');
+    assert.match(on.tools.find((t) => t.name === 'acctco_list_deals')?.reason ?? '', /the prompt names acctco/);
     const off = await (await withWords(tools, embedder, { promptServerLift: 0 })).select({ prompt });
     assert.ok(rankOf(off, 'acctco_list_deals') > rankOf(off, 'chat_members'));
   });
