@@ -305,9 +305,10 @@ export class CatalogueScorer {
   }
 
   /**
-   * Lifts the tools of the servers a step names by `lift`, so the step stays on the app it asks for. A
-   * server whose best tool scores under NAMED_SERVER_SHARE of the step's best is left alone: its name is
-   * then more likely a plain word of the step ("list everything it imports") than the app it asks for.
+   * Lifts the tools of the servers a text (a step, or a one-step prompt) names by `lift`, so it stays on
+   * the app it asks for; returns the servers lifted. A server named by an ordinary word whose best tool
+   * scores under NAMED_SERVER_SHARE of the text's best is left alone: its name is then more likely a plain
+   * word of the text ("list everything it imports") than the app it asks for.
    */
   private liftNamed(scores: Float64Array, named: ReadonlySet<number>, lift: number): ReadonlySet<number> {
     if (named.size === 0) return named;

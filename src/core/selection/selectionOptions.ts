@@ -54,7 +54,11 @@ export const DEFAULT_LEXICAL_WEIGHT = 0.5;
  * "remember … about travel". The spread counts as at least this, about a third of a one-word BM25 match.
  */
 export const DEFAULT_LEXICAL_SD_FLOOR = 0.45;
-/** A one-step prompt that names an app ("freeeで今月の取引一覧…") lifts its tools by this much; see serverNames.ts. */
+/**
+ * A one-step prompt that names an app ("freeeで今月の取引一覧…") lifts its tools by this much; see serverNames.ts.
+ * Not for tasks of several steps, whose steps lift the app they name: across the whole task it crowded the
+ * other steps' apps out.
+ */
 export const DEFAULT_PROMPT_SERVER_LIFT = 1;
 /**
  * Without an embedder, a tool beyond the first `minTools` joins when its lexical z-score is at least
