@@ -251,6 +251,9 @@ async function main(): Promise<void> {
       rows.push({ ...(await runRouter(set, { selection: { fileTypes: 0 } })), method: '− file types' });
       rows.push({ ...(await runRouter(set, { selection: { spelling: 0 } })), method: '− spelling tolerance' });
       rows.push({ ...(await runRouter(set, { selection: { serverBoost: 0 } })), method: '− server boost' });
+      rows.push({ ...(await runRouter(set, { selection: { promptServerLift: 0 } })), method: '− named apps (one-step prompts)' });
+      rows.push({ ...(await runRouter(set, { selection: { lexicalSdFloor: 0 } })), method: '− lexical spread floor' });
+      rows.push({ ...(await runRouter(set, { selection: { pageOpeners: 0 } })), method: '− page openers' });
       rows.push({ ...(await runRouter(set, { selection: { clauseWeight: 0 } })), method: '− clause matching' });
       rows.push({ ...(await runRouter(set, { selection: { serverPolicy: { head: 10, fill: 5, perServerCap: 12 } } })), method: '+ head-then-server policy' });
       if (set.team) {
