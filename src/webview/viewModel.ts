@@ -24,6 +24,7 @@ export function stageLabel(stage: SelectionStage): string {
   if (stage.startsWith('sticky:')) return `sticky from turn ${stage.slice('sticky:'.length)}`;
   if (stage.startsWith('general:')) return `unnamed need: ${stage.slice('general:'.length).replace(/_/g, ' ')}`;
   if (stage === 'companion') return 'finds the item first';
+  if (stage === 'page') return 'works the page';
   if (stage === 'clause') return 'best for a clause';
   if (stage === 'step') return 'best for a step';
   return stage;

@@ -33,7 +33,7 @@ export async function evaluateSelection(selector: ToolSelector, queries: readonl
     const ranked = selection.ranking.slice(0, rankedLength).map((r) => r.name);
     const scores = selection.ranking.slice(0, rankedLength).map((r) => r.score);
     const selected = selection.tools.map((t) => t.name);
-    const extras = selection.tools.filter((t) => t.stages.some((s) => s === 'clause' || s === 'step' || s === 'companion' || s.startsWith('general:'))).map((t) => ({ name: t.name, score: t.score ?? 0 }));
+    const extras = selection.tools.filter((t) => t.stages.some((s) => s === 'clause' || s === 'step' || s === 'companion' || s === 'page' || s.startsWith('general:'))).map((t) => ({ name: t.name, score: t.score ?? 0 }));
     out.push({ id: q.id, ranked: ranked.length ? ranked : selected, selected, latencyMs, scores, extras });
   }
   return out;

@@ -4,6 +4,7 @@ import { stepOperation, toolOperation, type Operation } from './operations';
 import { CompanionIndex, type Companion } from './companions';
 import { fileTypeWords } from './fileTypes';
 import { liftGeneralTools, opensPage, type GeneralLift, type KindTool } from './generalLift';
+import { pageRole, PAGE_ROLES, type PageRole } from './pageRoles';
 import type { GeneralKind, GeneralNeeds } from './generalNeeds';
 import { isUnspaced } from './lexicalTerms';
 import { PackedVectors } from './cosineScan';
@@ -122,6 +123,8 @@ export class CatalogueScorer {
   /** Browser tools that act on an open page (click, fill, screenshot), and each server's page openers. */
   private readonly pageActions: ReadonlySet<number>;
   private readonly openersByServer: ReadonlyMap<number, readonly number[]>;
+  /** Each such server's tools by the page role their names say (pageRoles.ts). */
+  private readonly rolesByServer: ReadonlyMap<number, ReadonlyMap<PageRole, readonly number[]>>;
   /** The vectors as of the index's `version`; `present` is shared, read-only, by the scores made from them. */
   private aligned: { vectors: PackedVectors; present: Uint8Array; version: number } | undefined;
 
@@ -165,6 +168,17 @@ export class CatalogueScorer {
       list.push(i);
     });
     this.openersByServer = openersByServer;
+    const rolesByServer = new Map<number, Map<PageRole, number[]>>();
+    tools.forEach((tool, i) => {
+      const server = this.serverIds[i]!;
+      if (!openersByServer.has(server) || opensPage(tool)) return;
+      const role = pageRole(tool.originalName ?? tool.name);
+      if (!role) return;
+      const roles = rolesByServer.get(server) ?? new Map<PageRole, number[]>();
+      rolesByServer.set(server, roles);
+      roles.set(role, [...(roles.get(role) ?? []), i]);
+    });
+    this.rolesByServer = rolesByServer;
     this.pageActions = new Set(browser.filter((t) => !t.opensPage && openersByServer.has(this.serverIds[t.index]!)).map((t) => t.index));
   }
 
@@ -353,6 +367,23 @@ export class CatalogueScorer {
     const openers = this.openersByServer.get(this.serverIds[index]!)!;
     if (openers.some(sent)) return undefined;
     return openers.reduce((best, i) => (fused[i]! > fused[best]! ? i : best));
+  }
+
+  /**
+   * For the tool a browser need sent, the best tool by `fused` of each page role its server has (start,
+   * read, click, type), where `sent` holds none of that role yet: an agent that can only open a site
+   * cannot search it, log in or read the answer.
+   */
+  pageHandsFor(index: number, fused: ArrayLike<number>, sent: (index: number) => boolean): Array<{ index: number; role: PageRole }> {
+    const roles = this.rolesByServer.get(this.serverIds[index]!);
+    if (!roles) return [];
+    const out: Array<{ index: number; role: PageRole }> = [];
+    for (const role of PAGE_ROLES) {
+      const list = roles.get(role);
+      if (!list || list.some(sent)) continue;
+      out.push({ index: list.reduce((best, i) => (fused[i]! > fused[best]! ? i : best)), role });
+    }
+    return out;
   }
 
   /** The best tools bring the lister that finds what they act on (companions.ts), lifted beside them in `fused`. */

@@ -7,14 +7,14 @@ import { DEFAULT_CALL_POLICY, type CallPolicy } from '../policy/callPolicy';
 
 /**
  * How many tools are sent follows the scores. Between the best score and the score at rank `cap`, a ranked
- * tool is sent while it lies within `depth` of that drop from the top: with depth 0.78, while its score is
- * above the 22% mark. A steady slope (many similar tools) sends many; one or two tools far ahead of the rest
+ * tool is sent while it lies within `depth` of that drop from the top: with depth 0.74, while its score is
+ * above the 26% mark. A steady slope (many similar tools) sends many; one or two tools far ahead of the rest
  * send few; never fewer than minTools, never more than the cap. The rule is scale-free, so it behaves alike
  * whatever the scores' spread in a catalogue. The depth is the deepest whose mean stays within a budget of
  * 15 tools, read off the coverage curve `npm run eval:select` prints.
  */
 export const DEFAULT_MIN_TOOLS = 3;
-export const DEFAULT_DEPTH = 0.78;
+export const DEFAULT_DEPTH = 0.74;
 /** The cap most clients live with comfortably; 128 is the hard client limit, 40 for some. */
 export const DEFAULT_CAP = 25;
 /** Each clause of a multi-request prompt also sends its own best tools, this many, so every step has its tool. */
@@ -120,6 +120,8 @@ export interface SelectionOptions {
   readonly companionHead: number;
   /** A browser tool sent that acts on an open page brings its server's page opener (0: off); see catalogueScorer.ts. */
   readonly pageOpeners: number;
+  /** A browser need also sends its server's best tool to start the browser, read, click and type (0: off); see pageRoles.ts. */
+  readonly pageHands: number;
   /** Hard cap on the tools sent, after core, pinned and sticky tools. */
   readonly cap: number;
   /**
@@ -177,6 +179,7 @@ export const DEFAULT_SELECTION_OPTIONS: SelectionOptions = {
   stepOperationLift: DEFAULT_STEP_OPERATION_LIFT,
   companionHead: DEFAULT_COMPANION_HEAD,
   pageOpeners: 1,
+  pageHands: 1,
   crossScript: 1,
   fileTypes: 1,
   spelling: 1,

@@ -11,6 +11,7 @@ import { CatalogueScorer, type LexicalScorer, type ScoreResult, type Scores, typ
 import type { Companion } from './companions';
 import { nearMissesOf } from './nearMisses';
 import { stepPicks } from './steps';
+import { PAGE_ROLE_LABELS } from './pageRoles';
 import { RANKING_LIMIT, topIndices } from './rankMath';
 import { DEFAULT_SELECTION_OPTIONS, type SelectionOptions } from './selectionOptions';
 
@@ -374,7 +375,7 @@ export class ToolSelector {
       const why = [
         reason,
         ...(hint > 0 ? [`similar past prompts needed it (memory ${hint.toFixed(2)})`] : []),
-        ...(general ? [`${general.cue} → ${name} (${KIND_LABELS[general.kind]})`] : []),
+        ...(general ? [`${general.cue} → ${name} (${KIND_LABELS[general.kind]}, need ${general.probability.toFixed(2)})`] : []),
         ...(companion ? [companion] : []),
         ...(scored.namedServers?.has(cat.servers[i]!) ? [`the prompt names ${cat.servers[i]}`] : []),
       ].join('; ');
@@ -397,6 +398,15 @@ export class ToolSelector {
     // Each need the prompt calls for sends its best tool.
     for (const [i, general] of scored.general ?? []) {
       if (general.best) sendBelowCutoff(i, `general:${general.kind}`, `${general.cue} → ${cat.names[i]!} (${KIND_LABELS[general.kind]}, need ${general.probability.toFixed(2)})`, true);
+    }
+    // A browser need also sends what works the page: start the browser, read, click and type (pageRoles.ts).
+    if (this.options.pageHands > 0) {
+      for (const [i, general] of scored.general ?? []) {
+        if (!general.best || general.kind !== 'browser') continue;
+        for (const { index, role } of cat.scorer.pageHandsFor(i, fused, (j) => draft.chosen.has(cat.names[j]!))) {
+          sendBelowCutoff(index, 'page', `${PAGE_ROLE_LABELS[role]} for the browser need (${cat.names[i]!})`, false);
+        }
+      }
     }
     // The best tools bring the lister that finds the item they act on, when the prompt gives no id.
     for (const [index, why] of companionOf) sendBelowCutoff(index, 'companion', why, false);

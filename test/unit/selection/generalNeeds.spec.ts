@@ -176,6 +176,43 @@ describe('unnamed needs in the selector', () => {
     assert.ok(lifted.includes('web_browser_click'), 'the tool the words ask for comes with it');
   });
 
+  it('sends the tools that work the page with a browser need: start, read, click and type, of the same server', async () => {
+    // "site" calls for a browser; every tool whose name says "browser", "navigate" or "element" is one.
+    const model = tinyModel({
+      prompt: { bias: Array(K).fill(-4), weights: { [`w:${lexicalTerms('site')[0]}`]: row('browser', 6) } },
+      tool: { bias: Array(K).fill(-4), weights: Object.fromEntries(['browser', 'navigate', 'element'].map((w) => [`n:${lexicalTerms(w)[0]}`, row('browser', 8)])) },
+    });
+    const tool = (name: string, description: string, required: string[] = []) => ({ name: `sel_${name}`, server: 'sel', description, originalName: name, inputSchema: { type: 'object', properties: Object.fromEntries(required.map((r) => [r, { type: 'string' }])), required } });
+    const selenium = [
+      tool('start_browser', 'launches browser'),
+      tool('navigate', 'navigates to a URL', ['url']),
+      tool('interact_element', 'performs a mouse action on an element', ['value']),
+      tool('send_keys_element', 'sends keys to an element, aka typing', ['value', 'text']),
+      tool('get_element_text', 'gets the text content of an element', ['value']),
+      tool('take_screenshot_browser', 'captures a screenshot of the current page'),
+    ];
+    // Another server's click tool is not this browser's hand.
+    const other = { name: 'maps_click_marker', server: 'maps', description: 'Click a marker on the map', originalName: 'click_marker' };
+    const select = async (pageHands: number) => {
+      const s = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, pageHands, generalBoost: 16, minTools: 1, depth: 0, clauseHead: 0, stepHead: 0, companionHead: 0 }, { createLexical: (t) => new LexicalRanker(t.map(rankableFor)), needs: new GeneralNeeds(model) });
+      s.setCatalogue([...tools, ...selenium, other]);
+      return s.select({ prompt: 'log in on the supplier site and tell me the price of oat milk' });
+    };
+    const on = await select(1);
+    const names = on.tools.map((t) => t.name);
+    assert.ok(on.tools.find((t) => t.name === 'sel_navigate')?.stages.includes('general:browser'), JSON.stringify(names));
+    for (const [name, role] of [['sel_start_browser', 'starts the browser'], ['sel_get_element_text', 'reads the page'], ['sel_interact_element', 'clicks on the page'], ['sel_send_keys_element', 'types into the page']]) {
+      const sent = on.tools.find((t) => t.name === name);
+      assert.ok(sent, `${name} sent: ${JSON.stringify(names)}`);
+      assert.ok(sent.stages.includes('page'));
+      assert.match(sent.reason, new RegExp(`${role} for the browser need \\(sel_navigate\\)`));
+    }
+    assert.ok(!names.includes('maps_click_marker'));
+    assert.ok(!names.includes('sel_take_screenshot_browser'), 'a screenshot is no role of its own: the prompt asks for one or not');
+    const off = (await select(0)).tools.map((t) => t.name);
+    assert.ok(off.includes('sel_navigate') && !off.includes('sel_send_keys_element') && !off.includes('sel_start_browser'), JSON.stringify(off));
+  });
+
   it('sends the page opener with a browser tool that acts on a page, even when the prompt reads as no browser need', async () => {
     // No prompt weight: the browser need is never read. Every tool named "browser…" is of the kind.
     const model = tinyModel({ prompt: { bias: Array(K).fill(-4), weights: {} }, tool: { bias: Array(K).fill(-4), weights: { 'n:browser': row('browser', 8) } } });
