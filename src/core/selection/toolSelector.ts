@@ -375,7 +375,7 @@ export class ToolSelector {
       const why = [
         reason,
         ...(hint > 0 ? [`similar past prompts needed it (memory ${hint.toFixed(2)})`] : []),
-        ...(general ? [`${general.cue} → ${name} (${KIND_LABELS[general.kind]}, need ${general.probability.toFixed(2)})`] : []),
+        ...(general ? [`${general.cue} → ${name} (${KIND_LABELS[general.kind]})`] : []),
         ...(companion ? [companion] : []),
         ...(scored.namedServers?.has(cat.servers[i]!) ? [`the prompt names ${cat.servers[i]}`] : []),
       ].join('; ');
