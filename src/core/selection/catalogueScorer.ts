@@ -168,10 +168,12 @@ export class CatalogueScorer {
       list.push(i);
     });
     this.openersByServer = openersByServer;
+    // Only tools the needs model reads as browser tools work a page: a converter's `pdf_to_text` reads no page.
     const rolesByServer = new Map<number, Map<PageRole, number[]>>();
-    tools.forEach((tool, i) => {
+    browser.forEach(({ index: i, opensPage: opens }) => {
+      const tool = tools[i]!;
       const server = this.serverIds[i]!;
-      if (!openersByServer.has(server) || opensPage(tool)) return;
+      if (!openersByServer.has(server) || opens) return;
       const role = pageRole(tool.originalName ?? tool.name);
       if (!role) return;
       const roles = rolesByServer.get(server) ?? new Map<PageRole, number[]>();

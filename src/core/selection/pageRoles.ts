@@ -27,11 +27,12 @@ const ROLE_WORDS: ReadonlyArray<readonly [PageRole, ReadonlySet<string>]> = [
   ['read', new Set(['snapshot', 'text', 'content', 'markdown', 'html'])],
 ];
 const START_VERBS: ReadonlySet<string> = new Set(['start', 'launch']);
-const START_OBJECTS: ReadonlySet<string> = new Set(['browser', 'session', 'driver']);
+// Not "session": `start_codegen_session` records a script, it does not start the browser.
+const START_OBJECTS: ReadonlySet<string> = new Set(['browser', 'driver']);
 
 /**
  * The role a tool's name says (`take_snapshot` → read, `send_keys` → type), if any. A starter names both
- * the act and the browser (`start_browser`, `launch_session`); a tool that opens an address is an opener,
+ * the act and the browser (`start_browser`, `launch_driver`); a tool that opens an address is an opener,
  * not a starter, and is not asked here.
  */
 export function pageRole(name: string): PageRole | undefined {

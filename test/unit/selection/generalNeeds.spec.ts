@@ -191,6 +191,8 @@ describe('unnamed needs in the selector', () => {
       tool('get_element_text', 'gets the text content of an element', ['value']),
       tool('take_screenshot_browser', 'captures a screenshot of the current page'),
     ];
+    // Of the browser's server, but not read as a browser tool: no hand of the page, though it comes first.
+    selenium.splice(4, 0, tool('read_text_file', 'reads a text file from the disk', ['path']));
     // Another server's click tool is not this browser's hand.
     const other = { name: 'maps_click_marker', server: 'maps', description: 'Click a marker on the map', originalName: 'click_marker' };
     const select = async (pageHands: number) => {
@@ -208,6 +210,7 @@ describe('unnamed needs in the selector', () => {
       assert.match(sent.reason, new RegExp(`${role} for the browser need \\(sel_navigate\\)`));
     }
     assert.ok(!names.includes('maps_click_marker'));
+    assert.ok(!names.includes('sel_read_text_file'), 'a tool the needs model does not read as a browser tool reads no page');
     assert.ok(!names.includes('sel_take_screenshot_browser'), 'a screenshot is no role of its own: the prompt asks for one or not');
     const off = (await select(0)).tools.map((t) => t.name);
     assert.ok(off.includes('sel_navigate') && !off.includes('sel_send_keys_element') && !off.includes('sel_start_browser'), JSON.stringify(off));
