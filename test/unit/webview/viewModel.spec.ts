@@ -19,6 +19,7 @@ describe('panel view model', () => {
       assert.equal(stageLabel('core'), 'core');
       assert.equal(stageLabel('general:file_write'), 'unnamed need: file write');
       assert.equal(stageLabel('companion'), 'finds the item first');
+      assert.equal(stageLabel('page'), 'works the page');
       assert.equal(stageLabel('clause'), 'best for a clause');
       assert.equal(stageLabel('something-new'), 'something-new');
     });
