@@ -2,6 +2,7 @@ import type { DataQuery } from '../src/core/evaluation/retrievalData';
 import { retrievalMetrics } from '../src/core/evaluation/retrievalData';
 import { needRecall, sentAll } from '../src/core/evaluation/selectionEvaluation';
 import type { QueryOutcome } from '../src/core/evaluation/selectionEvaluation';
+import { serverOfId } from './data/generalKinds';
 
 /**
  * The parts of `eval:select` for the round-four team requests (tasks in the style of real ones): figures per
@@ -24,6 +25,11 @@ export interface RoundFourFigures {
   readonly 'names_recall@25': number;
   /** Per number of steps: requests, sent_all and tools sent on average. */
   readonly bySteps: Record<string, { n: number; sent_all: number; mean_sent: number }>;
+  /**
+   * The tasks written for the browser server itself, each listing every page tool it needs (start, open,
+   * type, click, read), summed up as a group is; absent when the set has none.
+   */
+  readonly pageTasks?: RoundFourFigures['groups'][string];
 }
 
 export function roundFourFigures(queries: readonly DataQuery[], outcomes: readonly QueryOutcome[], browserTools: ReadonlySet<string>, sent: { raw: readonly QueryOutcome[]; openers: ReadonlySet<string> }): RoundFourFigures | undefined {
@@ -53,7 +59,10 @@ export function roundFourFigures(queries: readonly DataQuery[], outcomes: readon
   const browsing = queries.map((q, i) => ({ q, o: sent.raw[i] })).filter(({ q, o }) => o && (q.general ?? []).some((g) => browserTools.has(g)));
   const opened = browsing.filter(({ o }) => o!.selected.some((name) => sent.openers.has(name))).length;
   const openerSent = browsing.length ? round1((100 * opened) / browsing.length) : 0;
-  return { groups, 'browser_recall@25': browser.recall, browser_opener_sent: openerSent, 'names_recall@25': namesRecall.recall, bySteps };
+  const pageServers = new Set([...browserTools].map(serverOfId));
+  const pageRows = queries.map((q, i) => ({ q, o: outcomes[i]! })).filter(({ q }) => pageServers.has(q.id.replace(/-\d+$/, '')));
+  const pageTasks = pageRows.length ? summarise(pageRows) : undefined;
+  return { groups, 'browser_recall@25': browser.recall, browser_opener_sent: openerSent, 'names_recall@25': namesRecall.recall, bySteps, ...(pageTasks ? { pageTasks } : {}) };
 }
 
 /** The figures as a few lines of text for the console. */
@@ -64,6 +73,8 @@ export function roundFourTable(figures: RoundFourFigures): string {
   }
   lines.push(`  browser-kind recall@25 ${figures['browser_recall@25'].toFixed(1)} (a page-opening tool sent: ${figures.browser_opener_sent.toFixed(1)}%), cross-language names recall@25 ${figures['names_recall@25'].toFixed(1)}`);
   lines.push(`  sent_all by steps: ${Object.entries(figures.bySteps).map(([k, v]) => `${k} steps ${v.sent_all.toFixed(1)} (n ${v.n}, ${v.mean_sent.toFixed(1)} sent)`).join('; ')}`);
+  const page = figures.pageTasks;
+  if (page) lines.push(`  browser tasks with every page tool listed (${page.n}): every needed tool sent ${page.sent_all}% at ${page.mean_sent} tools`);
   return lines.join('\n');
 }
 

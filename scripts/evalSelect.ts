@@ -279,11 +279,6 @@ async function main(): Promise<void> {
       const openers = new Set(catalogueFromData(set.tools).filter((t) => browserTools.has(t.name) && opensPage(t)).map((t) => t.name));
       const roundFour: RoundFourFigures | undefined = set.team ? roundFourFigures(set.queries, router.outcomes ?? [], browserTools, { raw: router.rawOutcomes ?? [], openers }) : undefined;
       if (roundFour) console.log(roundFourTable(roundFour));
-      // Tasks written for the browser server itself, each listing every page tool it needs (start, open, type, click, read).
-      const pageServers = new Set([...browserTools].map(serverOfId));
-      const pageTasks = set.team ? set.queries.flatMap((q, i) => (pageServers.has(q.id.replace(/-\d+$/, '')) ? [i] : [])) : [];
-      const page = pageTasks.length ? { page_tasks_sent_all: sentAll(pageTasks.map((i) => set.queries[i]!), pageTasks.map((i) => router.outcomes?.[i]?.selected ?? [])), page_tasks_mean_sent: Math.round((10 * pageTasks.reduce((sum, i) => sum + (router.outcomes?.[i]?.selected.length ?? 0), 0)) / pageTasks.length) / 10 } : undefined;
-      if (page) console.log(`  browser tasks with every page tool listed (${pageTasks.length}): every needed tool sent ${page.page_tasks_sent_all}% at ${page.page_tasks_mean_sent} tools`);
       const dumpAt = process.argv.indexOf('--dump-outcomes');
       if (dumpAt >= 0) fs.writeFileSync(path.join(process.argv[dumpAt + 1] ?? '.', `${set.key}.json`), JSON.stringify({ queries: set.queries, outcomes: router.outcomes }));
       summary[set.key] = {
@@ -293,7 +288,7 @@ async function main(): Promise<void> {
           mean_sent: router.meanSelected ?? 0,
           ...(set.team ? { 'general_recall@25': router.generalRecall ?? 0, 'non_english_recall@25': router.nonEnglishRecall ?? 0 } : {}),
           ...(roundFour ? { 'browser_recall@25': roundFour['browser_recall@25'], browser_opener_sent: roundFour.browser_opener_sent, 'names_recall@25': roundFour['names_recall@25'], steps_group_sent_all: roundFour.groups['steps']?.sent_all ?? 0, steps_group_mean_sent: roundFour.groups['steps']?.mean_sent ?? 0 } : {}),
-          ...(page ?? {}),
+          ...(roundFour?.pageTasks ? { page_tasks_sent_all: roundFour.pageTasks.sent_all, page_tasks_mean_sent: roundFour.pageTasks.mean_sent } : {}),
         },
         bm25,
       };
