@@ -28,7 +28,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { GeneralNeeds, GENERAL_KINDS, type GeneralKind, type GeneralNeedsFile } from '../../src/core/selection/generalNeeds';
+import { GeneralNeeds, GENERAL_KINDS, readNeedsFile, type GeneralKind } from '../../src/core/selection/generalNeeds';
 import { DEFAULT_GENERAL_NEED_MIN, DEFAULT_GENERAL_TOOL_MIN } from '../../src/core/selection/toolSelector';
 import { OnnxEmbedder } from '../../src/core/embedding/onnxEmbedder';
 import { readNeedsPrompts, type NeedsPrompt } from '../data/needsPrompts';
@@ -181,7 +181,7 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const at = argv.indexOf('--needs');
   const file = at >= 0 ? path.resolve(argv[at + 1] ?? '') : NEEDS_FILE;
-  const needs = new GeneralNeeds(JSON.parse(fs.readFileSync(file, 'utf8')) as GeneralNeedsFile);
+  const needs = new GeneralNeeds(readNeedsFile(JSON.parse(fs.readFileSync(file, 'utf8'))));
   const prompts = readNeedsPrompts().filter((p) => p.part === 'dev');
   if (prompts.length === 0) throw new Error('data/needs/written has no dev-part prompts to measure on.');
   const embedder = await OnnxEmbedder.load(MODEL_DIR);

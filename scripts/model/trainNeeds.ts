@@ -16,7 +16,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { GENERAL_KINDS, promptFeatures, toolFeatures, type GeneralKind, type GeneralNeedsFile, type LinearKindModel } from '../../src/core/selection/generalNeeds';
+import { GENERAL_KINDS, promptFeatures, storeNeedsFile, toolFeatures, type GeneralKind, type GeneralNeedsFile, type LinearKindModel } from '../../src/core/selection/generalNeeds';
 import { loadQueriesFile, loadToolsFile, readJsonl } from '../../src/core/evaluation/retrievalData';
 import { SeededRandom } from './staticEmbeddingModel';
 import { OnnxEmbedder } from '../../src/core/embedding/onnxEmbedder';
@@ -292,7 +292,7 @@ async function main(): Promise<void> {
   const model = await trainNeeds(settings, embedder);
   await embedder.dispose();
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, `${JSON.stringify(model)}\n`);
+  fs.writeFileSync(out, `${JSON.stringify(storeNeedsFile(model))}\n`);
   process.stdout.write(`trained on ${JSON.stringify(model.trainedOn)}; ${Object.keys(model.tool.weights).length} tool features, ${Object.keys(model.prompt.weights).length} prompt features → ${path.relative(REPO_ROOT, out)} (${(fs.statSync(out).size / 1024).toFixed(0)} KB)\n`);
 }
 

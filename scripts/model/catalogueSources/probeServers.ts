@@ -5,7 +5,7 @@ import type { CatalogueSource } from './sourceTypes';
  * A probe: community MCP servers from npm whose catalogues are never trained on. They are saved to
  * test/fixtures/catalogues/probe/ and used only by `npm run eval:needs`, to measure whether the tool
  * model recognises general-purpose tools (files, clock, web fetch, web search, calculation, document
- * conversion) in servers it has never seen. Their tool labels are in data/needs/probe-tools.json.
+ * conversion, memory) in servers it has never seen. Their tool labels are in data/needs/probe-tools.json.
  *
  * About two thirds are general-purpose servers; the rest are ordinary servers with many tools (GitHub, local
  * git, Slack, Kubernetes), the negatives. Each is pinned to a version, lists its tools without
@@ -26,6 +26,8 @@ const GITHUB_VERSION = '2025.4.8';
 const SLACK_VERSION = '2025.4.25';
 const KUBERNETES_VERSION = '4.1.7';
 const GIT_SERVER_VERSION = '2.15.3';
+const MEMORY_KEEPER_VERSION = '0.14.1';
+const KNOWLEDGE_GRAPH_VERSION = '1.0.7';
 
 const NO_INSTALL_SCRIPTS = { npm_config_ignore_scripts: 'true' } as const;
 
@@ -74,6 +76,18 @@ export const PROBE_SOURCES: Record<string, CatalogueSource> = {
     args: ['-y', `@executeautomation/playwright-mcp-server@${EA_PLAYWRIGHT_VERSION}`],
     producedWith: `npx -y @executeautomation/playwright-mcp-server@${EA_PLAYWRIGHT_VERSION} (MIT), stdio, install scripts skipped (its browser packages download Chromium, Firefox and WebKit, used only by tool calls)`,
     env: NO_INSTALL_SCRIPTS,
+  },
+  memorykeeper: {
+    command: 'npx',
+    args: ['-y', `mcp-memory-keeper@${MEMORY_KEEPER_VERSION}`],
+    producedWith: `npx -y mcp-memory-keeper@${MEMORY_KEEPER_VERSION} (MIT), stdio, DATA_DIR set to the temporary directory (where it keeps its database)`,
+    env: { DATA_DIR: os.tmpdir() },
+  },
+  knowledgegraph: {
+    command: 'npx',
+    args: ['-y', `@itseasy21/mcp-knowledge-graph@${KNOWLEDGE_GRAPH_VERSION}`],
+    producedWith: `npx -y @itseasy21/mcp-knowledge-graph@${KNOWLEDGE_GRAPH_VERSION} (MIT), stdio, MEMORY_FILE_PATH in the temporary directory (where it keeps its graph)`,
+    env: { MEMORY_FILE_PATH: `${os.tmpdir()}/knowledge-graph-probe.jsonl` },
   },
 
   // not general-purpose (negatives)

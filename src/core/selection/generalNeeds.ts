@@ -17,7 +17,7 @@ import type { SelectableTool } from './selectionTypes';
 import { splitIdentifiers } from '../embedding/textPreprocess';
 
 /** The kinds of general-purpose need, as the training data labels them. */
-export const GENERAL_KINDS = ['file_write', 'file_read', 'file_list', 'time_now', 'web_fetch', 'web_search', 'calculate', 'convert_document', 'browser'] as const;
+export const GENERAL_KINDS = ['file_write', 'file_read', 'file_list', 'time_now', 'web_fetch', 'web_search', 'calculate', 'convert_document', 'browser', 'memory'] as const;
 export type GeneralKind = (typeof GENERAL_KINDS)[number];
 
 /** How each kind reads in a reason: "the prompt names a file path → files_write_file (writes files)". */
@@ -31,6 +31,7 @@ export const KIND_LABELS: Readonly<Record<GeneralKind, string>> = {
   calculate: 'calculates',
   convert_document: 'converts documents',
   browser: 'browses web pages',
+  memory: 'remembers things between chats',
 };
 
 /** A feature of a prompt, with the words it came from (for the reason). */
@@ -150,6 +151,57 @@ export interface GeneralNeedsFile {
   readonly tool: LinearKindModel;
   /** What it was trained on, for the model card and `--version`. */
   readonly trainedOn?: Readonly<Record<string, number>>;
+}
+
+/**
+ * A model as stored (version 2): its feature names once, and every weight in hundredths, feature-major
+ * (feature f's weight for kind k at f × kinds + k). The weights are trained to two decimals, so this is
+ * exact; brotli packs it a sixth smaller than version 1's one array per feature, room the VSIX needs.
+ */
+export interface StoredKindModel {
+  readonly bias: readonly number[];
+  readonly features: readonly string[];
+  readonly weights: readonly number[];
+}
+
+/** The needs file as written to disk: version 2 of GeneralNeedsFile, each model stored compactly. */
+export interface StoredNeedsFile extends Omit<GeneralNeedsFile, 'version' | 'prompt' | 'promptWithVector' | 'tool'> {
+  readonly version: 2;
+  readonly prompt: StoredKindModel;
+  readonly promptWithVector?: StoredKindModel & { readonly modelId: string };
+  readonly tool: StoredKindModel;
+}
+
+/** The stored form of a needs file (what train:needs writes). */
+export function storeNeedsFile(file: GeneralNeedsFile): StoredNeedsFile {
+  const store = (model: LinearKindModel): StoredKindModel => {
+    const features = Object.keys(model.weights).sort();
+    return { bias: model.bias.map(hundredths), features, weights: features.flatMap((f) => model.weights[f]!.map(hundredths)) };
+  };
+  const { promptWithVector, prompt, tool, version: _version, ...rest } = file;
+  return { ...rest, version: 2, prompt: store(prompt), ...(promptWithVector ? { promptWithVector: { modelId: promptWithVector.modelId, ...store(promptWithVector) } } : {}), tool: store(tool) };
+}
+
+/** A needs file as parsed from disk, version 1 or 2, in the form GeneralNeeds reads; throws on anything else. */
+export function readNeedsFile(json: unknown): GeneralNeedsFile {
+  const file = json as Partial<StoredNeedsFile> | Partial<GeneralNeedsFile> | undefined;
+  if (file?.format !== 'tool-router-general-needs') throw new Error('not a general-needs model (format tool-router-general-needs)');
+  if (file.version === 1) return file as GeneralNeedsFile;
+  if (file.version !== 2) throw new Error(`general-needs model version ${String(file.version)} is not known here (1 or 2); run npm run train:needs in a clone`);
+  const stored = file as StoredNeedsFile;
+  const K = stored.kinds.length;
+  const expand = (model: StoredKindModel): LinearKindModel => {
+    if (model.weights.length !== model.features.length * K) throw new Error(`general-needs model: ${model.weights.length} weights for ${model.features.length} features × ${K} kinds`);
+    const weights: Record<string, number[]> = {};
+    model.features.forEach((f, i) => (weights[f] = model.weights.slice(i * K, (i + 1) * K).map((w) => w / 100)));
+    return { bias: model.bias.map((b) => b / 100), weights };
+  };
+  const { promptWithVector, prompt, tool, version: _version, ...rest } = stored;
+  return { ...rest, version: 1, prompt: expand(prompt), ...(promptWithVector ? { promptWithVector: { modelId: promptWithVector.modelId, ...expand(promptWithVector) } } : {}), tool: expand(tool) };
+}
+
+function hundredths(x: number): number {
+  return Math.round(x * 100);
 }
 
 /** What the prompt model says a prompt needs: the kind, its probability, and the cue that weighed most. */

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { EmbeddingCache, CachedEmbedder } from '../embedding/embeddingCache';
 import { isLocalModel, type Embedder, type LocalModelLoader } from '../embedding/embedder';
 import { HttpEmbedder } from '../embedding/httpEmbedder';
-import { GeneralNeeds, type GeneralNeedsFile } from './generalNeeds';
+import { GeneralNeeds, readNeedsFile } from './generalNeeds';
 import { LexicalRanker } from './lexicalRanker';
 import { parseDictionary } from './spelling';
 import { readBundledText } from '../util/bundledText';
@@ -64,7 +64,7 @@ export function loadSpellingWords(root: string, log: (message: string) => void =
 /** Loads the unnamed-needs models; a missing or broken file turns the stage off with the reason logged. */
 export function loadGeneralNeeds(root: string, log: (message: string) => void = () => undefined, file = path.join(root, GENERAL_NEEDS_FILE)): GeneralNeeds | undefined {
   try {
-    return new GeneralNeeds(JSON.parse(readBundledText(file)) as GeneralNeedsFile);
+    return new GeneralNeeds(readNeedsFile(JSON.parse(readBundledText(file))));
   } catch (error) {
     log(`General-purpose tools will not be raised for unnamed needs: ${file} could not be read (${describeError(error)}). Reinstall the extension, or run npm run train:needs in a clone.`);
     return undefined;

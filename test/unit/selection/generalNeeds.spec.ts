@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { GENERAL_KINDS, GeneralNeeds, cueText, promptFeatures, toolFeatures, type GeneralNeedsFile } from '../../../src/core/selection/generalNeeds';
+import { GENERAL_KINDS, GeneralNeeds, cueText, promptFeatures, readNeedsFile, storeNeedsFile, toolFeatures, type GeneralNeedsFile } from '../../../src/core/selection/generalNeeds';
 import { lexicalTerms } from '../../../src/core/selection/lexicalTerms';
 import { OnnxEmbedder } from '../../../src/core/embedding/onnxEmbedder';
 import { GENERAL_NEEDS_FILE, DEFAULT_MODEL_DIR, loadGeneralNeeds } from '../../../src/core/selection/selectionEngine';
@@ -98,9 +98,20 @@ describe('unnamed needs: the models', () => {
     assert.match(logged[0]!, /could not be read.*train:needs/);
   });
 
+  it('stores a file compactly (version 2) and reads it back to the same weights', () => {
+    const file = tinyModel();
+    const stored = storeNeedsFile(file);
+    assert.equal(stored.version, 2);
+    assert.deepEqual(readNeedsFile(JSON.parse(JSON.stringify(stored))), file);
+    assert.deepEqual(readNeedsFile(file), file, 'version 1 is read as it is');
+    assert.throws(() => readNeedsFile({ ...stored, version: 3 }), /version 3 is not known here.*train:needs/);
+    assert.throws(() => readNeedsFile({ ...stored, tool: { ...stored.tool, weights: [1] } }), /1 weights for \d+ features/);
+    assert.throws(() => readNeedsFile({ format: 'x' }), /not a general-needs model/);
+  });
+
   it('ships a needs file whose vector model is the bundled embedding model', async function () {
     this.timeout(30_000);
-    const file = JSON.parse(fs.readFileSync(path.join(ROOT, GENERAL_NEEDS_FILE), 'utf8')) as GeneralNeedsFile;
+    const file = readNeedsFile(JSON.parse(fs.readFileSync(path.join(ROOT, GENERAL_NEEDS_FILE), 'utf8')));
     const embedder = await OnnxEmbedder.load(path.join(ROOT, DEFAULT_MODEL_DIR));
     try {
       assert.equal(file.promptWithVector?.modelId, embedder.modelId, 'retrain with npm run train:needs after npm run train:model');
