@@ -4,7 +4,8 @@
  * (the floor data/benchmarks/README.md gives) and to the lexical ranker alone, in one run, on:
  *   - MetaTool multi, Seal-Tools test_out_domain, BFCL live_multiple and parallel_multiple (data/benchmarks);
  *   - the team-written request set (data/requests): its dev catalogues and its held-out test catalogues,
- *     each ranked against all 1,060 tools of the set's 53 servers, as a user with many servers would have.
+ *     each ranked against every other catalogue, as a user with many servers would have, with the split's
+ *     own general-purpose servers (team_dev, team_test) or every split's (team_dev_every_general, …).
  *
  * Ablation (printed per set, one change at a time from the defaults): the model trained without the team
  * pairs (trained here, into a temporary folder), no server boost, no clause matching, the head-then-server
@@ -121,6 +122,11 @@ function loadSets(): EvalSet[] {
     // A user has one general-purpose server per need: the split is ranked with its own, beside every other catalogue.
     const elsewhere = otherSplitsGeneralServers(split);
     sets.push({ key: `team_${split}`, tools: teamTools.filter((t) => !elsewhere.has(t.server ?? '')), queries: loadQueriesFile(path.join(TEAM, 'queries.jsonl'), split), team: true, alternatives: generalAlternatives(split) });
+  }
+  // Users also keep several servers of one kind (two file servers for different folders): every split's
+  // general-purpose servers together, a need met only by the split's own, as when a task must use that one.
+  for (const split of ['dev', 'test']) {
+    sets.push({ key: `team_${split}_every_general`, tools: teamTools, queries: loadQueriesFile(path.join(TEAM, 'queries.jsonl'), split), team: true, alternatives: generalAlternatives(split) });
   }
   return sets;
 }
@@ -280,7 +286,7 @@ async function main(): Promise<void> {
       const roundFour: RoundFourFigures | undefined = set.team ? roundFourFigures(set.queries, router.outcomes ?? [], browserTools, { raw: router.rawOutcomes ?? [], openers }) : undefined;
       if (roundFour) console.log(roundFourTable(roundFour));
       const dumpAt = process.argv.indexOf('--dump-outcomes');
-      if (dumpAt >= 0) fs.writeFileSync(path.join(process.argv[dumpAt + 1] ?? '.', `${set.key}.json`), JSON.stringify({ queries: set.queries, outcomes: router.outcomes }));
+      if (dumpAt >= 0) fs.writeFileSync(path.join(process.argv[dumpAt + 1] ?? '.', `${set.key}.json`), JSON.stringify({ queries: set.queries, outcomes: router.outcomes, raw: router.rawOutcomes }));
       summary[set.key] = {
         router: {
           ...router.metrics,

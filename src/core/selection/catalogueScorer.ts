@@ -490,7 +490,7 @@ function findKindTools(tools: readonly SelectableTool[], needs: GeneralNeeds | u
       if (p[k]! < toolMin) return;
       const list = out.get(kind) ?? [];
       out.set(kind, list);
-      list.push({ index, probability: p[k]!, opensPage: (opens ??= opensPage(tool)) });
+      list.push({ index, server: tool.server, probability: p[k]!, opensPage: (opens ??= opensPage(tool)) });
     });
   });
   return out;

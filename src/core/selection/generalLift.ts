@@ -18,6 +18,7 @@ export interface GeneralLift {
 /** A tool of a general-purpose kind, with its probability of being of that kind. */
 export interface KindTool {
   readonly index: number;
+  readonly server: string;
   readonly probability: number;
   /** Whether it opens a page at an address (see opensPage). */
   readonly opensPage: boolean;
@@ -55,12 +56,21 @@ export function liftGeneralTools(needs: GeneralNeeds, prompt: string, vector: { 
     if (!tools) continue;
     // Only the kind's best few (by relevance once lifted): five fetch tools of one server need not all rise.
     const ranked = tools
-      .map(({ index, probability, opensPage }) => ({ index, opensPage, probability, lift: options.generalBoost * need.probability * probability }))
+      .map(({ index, server, probability, opensPage }) => ({ index, server, opensPage, probability, lift: options.generalBoost * need.probability * probability }))
       .sort((a, b) => fused[b.index]! + b.lift - (fused[a.index]! + a.lift));
     // Browsing starts by opening the page: of a kind where only some tools open one, the best of those leads.
     const opener = ranked.some((t) => !t.opensPage) ? ranked.find((t) => t.opensPage) : undefined;
     // The runner-up must be likelier of the kind than not: "current user" is not a clock because it says current.
-    const lifted = (opener ? [opener, ...ranked.filter((t) => t !== opener)] : ranked).filter((t, rank) => rank === 0 || t.probability >= options.generalRunnerUpMin).slice(0, GENERAL_TOOLS_PER_KIND);
+    const ordered = (opener ? [opener, ...ranked.filter((t) => t !== opener)] : ranked).filter((t, rank) => rank === 0 || t.probability >= options.generalRunnerUpMin);
+    const lifted = ordered.slice(0, GENERAL_TOOLS_PER_KIND);
+    // Each further server of the kind brings its best too: two file servers may reach different folders.
+    const servers = new Set(lifted.map((t) => t.server));
+    for (const t of ordered) {
+      if (servers.size >= options.generalServers) break;
+      if (servers.has(t.server)) continue;
+      servers.add(t.server);
+      lifted.push(t);
+    }
     lifted.forEach(({ index, lift }, rank) => {
       fused[index] = Math.max(fused[index]!, Math.min(fused[index]! + lift, ceiling - rank * GENERAL_BELOW_BEST));
       const previous = out.get(index);

@@ -161,6 +161,11 @@ export interface SelectionOptions {
   /** A kind's runner-up is lifted beside its best only when the tool model's probability is at least this. */
   readonly generalRunnerUpMin: number;
   /**
+   * How many servers of a needed kind have their best tool lifted beside the kind's best two (1: those two
+   * only). Two file servers may reach different folders; decisions.md has the figures.
+   */
+  readonly generalServers: number;
+  /**
    * The head-then-strongest-server ranking policy; its window is the cap. Off by default: its gain over the
    * server boost was within noise, and it reorders every prompt's budget.
    */
@@ -200,4 +205,5 @@ export const DEFAULT_SELECTION_OPTIONS: SelectionOptions = {
   stepNeedMin: DEFAULT_STEP_NEED_MIN,
   generalToolMin: DEFAULT_GENERAL_TOOL_MIN,
   generalRunnerUpMin: 0.5,
+  generalServers: 4,
 };

@@ -7,7 +7,7 @@ import { OnnxEmbedder } from '../../../src/core/embedding/onnxEmbedder';
 import { GENERAL_NEEDS_FILE, DEFAULT_MODEL_DIR, loadGeneralNeeds } from '../../../src/core/selection/selectionEngine';
 import { ToolSelector, DEFAULT_SELECTION_OPTIONS } from '../../../src/core/selection/toolSelector';
 import { LexicalRanker } from '../../../src/core/selection/lexicalRanker';
-import { opensPage } from '../../../src/core/selection/generalLift';
+import { GENERAL_BELOW_BEST, opensPage } from '../../../src/core/selection/generalLift';
 import { rankableFor } from '../../../src/core/selection/toolIndex';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -169,6 +169,21 @@ describe('unnamed needs in the selector', () => {
     const withMaker = await select([...tools, maker]);
     assert.ok(withMaker.tools.some((t) => t.name === 'docs_make_pdf' && t.stages.includes('general:convert_document')));
     assert.ok(!withMaker.tools.some((t) => t.name === 'files_write_file'), 'the writer stands in only when no tool makes documents');
+  });
+
+  it('lifts the best tool of each server of a needed kind, up to generalServers', async () => {
+    // Two file servers, which may reach different folders: the first has two writers, the second one.
+    const writer = (server: string, name: string, description: string) => ({ name: `${server}_${name}`, server, description, originalName: name });
+    const catalogue = [...tools, writer('files', 'write_text', 'Create or overwrite a file'), writer('disk', 'write_file', 'Store bytes at a path')];
+    const scores = async (generalServers: number): Promise<Map<string, number>> => {
+      const s = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, generalBoost: 16, generalServers, minTools: 1, depth: 0, clauseHead: 0, stepHead: 0 }, { createLexical: (t) => new LexicalRanker(t.map(rankableFor)), needs: new GeneralNeeds(tinyModel()) });
+      s.setCatalogue(catalogue);
+      return new Map((await s.select({ prompt: 'summarise the open issues and save it as notes.md' })).ranking.map((r) => [r.name, r.score]));
+    };
+    const [one, two] = [await scores(1), await scores(2)];
+    const lifted = (of: Map<string, number>): number => Math.min(of.get('files_write_file')!, of.get('files_write_text')!);
+    assert.ok(one.get('disk_write_file')! < lifted(one) - 1, 'one server: the kind\'s best two rise, the other server\'s writer stays');
+    assert.ok(two.get('disk_write_file')! >= lifted(two) - GENERAL_BELOW_BEST - 1e-9, 'two servers: the other server\'s best rises just below them');
   });
 
   it('opens the page first when a prompt needs a browser: the tool that takes the address leads the kind', async () => {
