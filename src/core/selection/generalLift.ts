@@ -6,13 +6,16 @@ import type { SelectionOptions } from './selectionOptions';
 
 /** The unnamed-needs stage of scoring: general-purpose tools the prompt needs rise into the top few. */
 
-/** Why a general-purpose tool was lifted: the kind, the cue, the need's probability; `best` for its kind's top tool. */
+/** Why a general-purpose tool was lifted: the kind, the cue, the need's probability, and whether it is always sent. */
 export interface GeneralLift {
   readonly kind: GeneralKind;
   readonly cue: string;
   readonly probability: number;
   readonly lift: number;
+  /** Sent whatever the count: the kind's best tool, or the best of another server of the kind. */
   best: boolean;
+  /** The best of a further server of the kind (generalServers), not the kind's own best. */
+  readonly otherServer?: boolean;
 }
 
 /** A tool of a general-purpose kind, with its probability of being of that kind. */
@@ -63,18 +66,21 @@ export function liftGeneralTools(needs: GeneralNeeds, prompt: string, vector: { 
     // The runner-up must be likelier of the kind than not: "current user" is not a clock because it says current.
     const ordered = (opener ? [opener, ...ranked.filter((t) => t !== opener)] : ranked).filter((t, rank) => rank === 0 || t.probability >= options.generalRunnerUpMin);
     const lifted = ordered.slice(0, GENERAL_TOOLS_PER_KIND);
-    // Each further server of the kind brings its best too: two file servers may reach different folders.
+    // Each further server of the kind sends its best too (its page opener, for browsing): two file servers
+    // may reach different folders, and which one the task needs is the user's to say.
     const servers = new Set(lifted.map((t) => t.server));
+    const others: typeof lifted = [];
     for (const t of ordered) {
       if (servers.size >= options.generalServers) break;
       if (servers.has(t.server)) continue;
       servers.add(t.server);
-      lifted.push(t);
+      others.push((opener && ordered.find((o) => o.server === t.server && o.opensPage)) || t);
     }
-    lifted.forEach(({ index, lift }, rank) => {
+    [...lifted, ...others].forEach(({ index, lift }, rank) => {
       fused[index] = Math.max(fused[index]!, Math.min(fused[index]! + lift, ceiling - rank * GENERAL_BELOW_BEST));
       const previous = out.get(index);
-      if (!previous || previous.lift < lift) out.set(index, { kind: need.kind, cue: need.cue, probability: need.probability, lift, best: rank === 0 || (previous?.best ?? false) });
+      const other = rank >= lifted.length;
+      if (!previous || previous.lift < lift) out.set(index, { kind: need.kind, cue: need.cue, probability: need.probability, lift, best: rank === 0 || other || (previous?.best ?? false), ...(other ? { otherServer: true } : {}) });
     });
   }
   return out;

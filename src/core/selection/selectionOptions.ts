@@ -161,7 +161,7 @@ export interface SelectionOptions {
   /** A kind's runner-up is lifted beside its best only when the tool model's probability is at least this. */
   readonly generalRunnerUpMin: number;
   /**
-   * How many servers of a needed kind have their best tool lifted beside the kind's best two (1: those two
+   * How many servers of a needed kind send their best tool, lifted beside the kind's best two (1: those two
    * only). Two file servers may reach different folders; decisions.md has the figures.
    */
   readonly generalServers: number;

@@ -397,12 +397,12 @@ export class ToolSelector {
     };
     // Each need the prompt calls for sends its best tool.
     for (const [i, general] of scored.general ?? []) {
-      if (general.best) sendBelowCutoff(i, `general:${general.kind}`, `${general.cue} → ${cat.names[i]!} (${KIND_LABELS[general.kind]}, need ${general.probability.toFixed(2)})`, true);
+      if (general.best) sendBelowCutoff(i, `general:${general.kind}`, `${general.cue} → ${cat.names[i]!} (${KIND_LABELS[general.kind]}${general.otherServer ? `, the best of ${cat.servers[i]!}` : ''}, need ${general.probability.toFixed(2)})`, true);
     }
     // A browser need also sends what works the page: start the browser, read, click and type (pageRoles.ts).
     if (this.options.pageHands > 0) {
       for (const [i, general] of scored.general ?? []) {
-        if (!general.best || general.kind !== 'browser') continue;
+        if (!general.best || general.otherServer || general.kind !== 'browser') continue;
         for (const { index, role } of cat.scorer.pageHandsFor(i, fused, (j) => draft.chosen.has(cat.names[j]!))) {
           sendBelowCutoff(index, 'page', `${PAGE_ROLE_LABELS[role]} for the browser need (${cat.names[i]!})`, false);
         }

@@ -184,6 +184,11 @@ describe('unnamed needs in the selector', () => {
     const lifted = (of: Map<string, number>): number => Math.min(of.get('files_write_file')!, of.get('files_write_text')!);
     assert.ok(one.get('disk_write_file')! < lifted(one) - 1, 'one server: the kind\'s best two rise, the other server\'s writer stays');
     assert.ok(two.get('disk_write_file')! >= lifted(two) - GENERAL_BELOW_BEST - 1e-9, 'two servers: the other server\'s best rises just below them');
+    const s = new ToolSelector({ ...DEFAULT_SELECTION_OPTIONS, generalBoost: 16, generalServers: 2, minTools: 1, depth: 0, clauseHead: 0, stepHead: 0 }, { createLexical: (t) => new LexicalRanker(t.map(rankableFor)), needs: new GeneralNeeds(tinyModel()) });
+    s.setCatalogue(catalogue);
+    const disk = (await s.select({ prompt: 'summarise the open issues and save it as notes.md' })).tools.find((t) => t.name === 'disk_write_file');
+    assert.ok(disk?.stages.includes('general:file_write'), 'and it is sent, as the best of its server');
+    assert.match(disk!.reason, /writes files, the best of disk, need/);
   });
 
   it('opens the page first when a prompt needs a browser: the tool that takes the address leads the kind', async () => {
