@@ -5,7 +5,7 @@ import type { CatalogueSource } from './sourceTypes';
  * A probe: community MCP servers from npm whose catalogues are never trained on. They are saved to
  * test/fixtures/catalogues/probe/ and used only by `npm run eval:needs`, to measure whether the tool
  * model recognises general-purpose tools (files, clock, web fetch, web search, calculation, document
- * conversion, memory) in servers it has never seen. Their tool labels are in data/needs/probe-tools.json.
+ * conversion, memory, commands) in servers it has never seen. Their tool labels are in data/needs/probe-tools.json.
  *
  * About two thirds are general-purpose servers; the rest are ordinary servers with many tools (GitHub, local
  * git, Slack, Kubernetes), the negatives. Each is pinned to a version, lists its tools without
@@ -28,6 +28,7 @@ const KUBERNETES_VERSION = '4.1.7';
 const GIT_SERVER_VERSION = '2.15.3';
 const MEMORY_KEEPER_VERSION = '0.14.1';
 const KNOWLEDGE_GRAPH_VERSION = '1.0.7';
+const SHELL_SERVER_VERSION = '2.7.1';
 
 const NO_INSTALL_SCRIPTS = { npm_config_ignore_scripts: 'true' } as const;
 
@@ -88,6 +89,11 @@ export const PROBE_SOURCES: Record<string, CatalogueSource> = {
     args: ['-y', `@itseasy21/mcp-knowledge-graph@${KNOWLEDGE_GRAPH_VERSION}`],
     producedWith: `npx -y @itseasy21/mcp-knowledge-graph@${KNOWLEDGE_GRAPH_VERSION} (MIT), stdio, MEMORY_FILE_PATH in the temporary directory (where it keeps its graph)`,
     env: { MEMORY_FILE_PATH: `${os.tmpdir()}/knowledge-graph-probe.jsonl` },
+  },
+  shellserver: {
+    command: 'npx',
+    args: ['-y', `@mako10k/mcp-shell-server@${SHELL_SERVER_VERSION}`],
+    producedWith: `npx -y @mako10k/mcp-shell-server@${SHELL_SERVER_VERSION} (MIT), stdio, no setup (tools/list runs nothing)`,
   },
 
   // not general-purpose (negatives)

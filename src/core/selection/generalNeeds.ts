@@ -17,7 +17,7 @@ import type { SelectableTool } from './selectionTypes';
 import { splitIdentifiers } from '../embedding/textPreprocess';
 
 /** The kinds of general-purpose need, as the training data labels them. */
-export const GENERAL_KINDS = ['file_write', 'file_read', 'file_list', 'time_now', 'web_fetch', 'web_search', 'calculate', 'convert_document', 'browser', 'memory'] as const;
+export const GENERAL_KINDS = ['file_write', 'file_read', 'file_list', 'time_now', 'web_fetch', 'web_search', 'calculate', 'convert_document', 'browser', 'memory', 'run_command'] as const;
 export type GeneralKind = (typeof GENERAL_KINDS)[number];
 
 /** How each kind reads in a reason: "the prompt names a file path → files_write_file (writes files)". */
@@ -32,6 +32,7 @@ export const KIND_LABELS: Readonly<Record<GeneralKind, string>> = {
   convert_document: 'converts documents',
   browser: 'browses web pages',
   memory: 'remembers things between chats',
+  run_command: 'runs commands on this machine',
 };
 
 /** A feature of a prompt, with the words it came from (for the reason). */
