@@ -80,7 +80,7 @@ function descendantsOf(pid: number): number[] {
 
 async function dump(name: string, source: CatalogueSource): Promise<void> {
   const env = source.env ? { ...(process.env as Record<string, string>), ...source.env } : undefined;
-  const transport = new StdioClientTransport({ command: source.command, args: [...source.args], stderr: 'ignore', ...(env ? { env } : {}) });
+  const transport = new StdioClientTransport({ command: source.command, args: [...source.args], stderr: 'ignore', ...(env ? { env } : {}), ...(source.cwd ? { cwd: source.cwd } : {}) });
   const client = new Client({ name: 'mcp-tool-router-dump-catalogues', version: '0.1.0' });
   await client.connect(transport);
   try {

@@ -94,6 +94,8 @@ export const PROBE_SOURCES: Record<string, CatalogueSource> = {
     command: 'npx',
     args: ['-y', `@mako10k/mcp-shell-server@${SHELL_SERVER_VERSION}`],
     producedWith: `npx -y @mako10k/mcp-shell-server@${SHELL_SERVER_VERSION} (MIT), stdio, no setup (tools/list runs nothing)`,
+    // It writes logs/mcp_server.log where it starts.
+    cwd: os.tmpdir(),
   },
 
   // not general-purpose (negatives)

@@ -6,4 +6,6 @@ export interface CatalogueSource {
   readonly producedWith: string;
   /** Extra environment for the server (never a credential: servers are chosen because they list tools without one). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Where the server runs, for one that writes files beside it (a log folder). The repository when absent. */
+  readonly cwd?: string;
 }
