@@ -118,16 +118,15 @@ function loadSets(): EvalSet[] {
     team: false,
   }));
   const teamTools = loadToolsFile(path.join(TEAM, 'tools.jsonl'));
-  for (const split of ['dev', 'test']) {
+  const splits = ['dev', 'test'].map((split) => ({ split, queries: loadQueriesFile(path.join(TEAM, 'queries.jsonl'), split), alternatives: generalAlternatives(split) }));
+  for (const { split, queries, alternatives } of splits) {
     // A user has one general-purpose server per need: the split is ranked with its own, beside every other catalogue.
     const elsewhere = otherSplitsGeneralServers(split);
-    sets.push({ key: `team_${split}`, tools: teamTools.filter((t) => !elsewhere.has(t.server ?? '')), queries: loadQueriesFile(path.join(TEAM, 'queries.jsonl'), split), team: true, alternatives: generalAlternatives(split) });
+    sets.push({ key: `team_${split}`, tools: teamTools.filter((t) => !elsewhere.has(t.server ?? '')), queries, team: true, alternatives });
   }
   // Users also keep several servers of one kind (two file servers for different folders): every split's
   // general-purpose servers together, a need met only by the split's own, as when a task must use that one.
-  for (const split of ['dev', 'test']) {
-    sets.push({ key: `team_${split}_every_general`, tools: teamTools, queries: loadQueriesFile(path.join(TEAM, 'queries.jsonl'), split), team: true, alternatives: generalAlternatives(split) });
-  }
+  for (const { split, queries, alternatives } of splits) sets.push({ key: `team_${split}_every_general`, tools: teamTools, queries, team: true, alternatives });
   return sets;
 }
 

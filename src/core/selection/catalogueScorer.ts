@@ -168,20 +168,24 @@ export class CatalogueScorer {
       list.push(i);
     });
     this.openersByServer = openersByServer;
-    // Only tools the needs model reads as browser tools work a page: a converter's `pdf_to_text` reads no page.
+    // Only tools the needs model reads as browser tools act on a page or work it: a converter's `pdf_to_text`
+    // reads no page.
+    const pageActions = new Set<number>();
     const rolesByServer = new Map<number, Map<PageRole, number[]>>();
     browser.forEach(({ index: i, opensPage: opens }) => {
-      const tool = tools[i]!;
       const server = this.serverIds[i]!;
       if (!openersByServer.has(server) || opens) return;
-      const role = pageRole(tool.originalName ?? tool.name);
+      pageActions.add(i);
+      const role = pageRole(tools[i]!.originalName ?? tools[i]!.name);
       if (!role) return;
       const roles = rolesByServer.get(server) ?? new Map<PageRole, number[]>();
       rolesByServer.set(server, roles);
-      roles.set(role, [...(roles.get(role) ?? []), i]);
+      const list = roles.get(role) ?? [];
+      roles.set(role, list);
+      list.push(i);
     });
+    this.pageActions = pageActions;
     this.rolesByServer = rolesByServer;
-    this.pageActions = new Set(browser.filter((t) => !t.opensPage && openersByServer.has(this.serverIds[t.index]!)).map((t) => t.index));
   }
 
   /**
