@@ -84,7 +84,7 @@ if (!stage) {
 
 // Benchmarks run the same bundled code that ships, not the TypeScript through a loader.
 if (process.argv.includes('--bench') && !stage) {
-  for (const name of ['routerBench', 'embedBench', 'selectBench', 'tokenBench', 'loadBench']) {
+  for (const name of ['routerBench', 'embedBench', 'selectBench', 'tokenBench', 'loadBench', 'catalogueBench']) {
     await esbuild.build({ ...nodeBundle, sourcemap: false, entryPoints: [`bench/${name}.ts`], outfile: `out/bench/${name}.js` });
   }
   // Loaded by VS Code as an extension-host "test" module: bench:activation's measurement.

@@ -6,13 +6,17 @@
 
 /** Splits camelCase, PascalCase, snake_case, kebab-case, dotted and slashed identifiers into words. */
 export function splitIdentifiers(text: string): string {
-  return text
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2') // getUser → get User
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2') // HTTPServer → HTTP Server
-    .replace(/[_\-./\\:]+/g, ' ') // snake_case, kebab-case, dotted.names, paths
-    .replace(/\s+/g, ' ')
-    .trim();
+  // Text without capitals has no case boundary to split (most prompts, many descriptions): skip those passes.
+  const cased = HAS_CAPITAL.test(text)
+    ? text
+        .replace(/([a-z0-9])([A-Z])/g, '$1 $2') // getUser → get User
+        .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2') // HTTPServer → HTTP Server
+    : text;
+  // snake_case, kebab-case, dotted.names and paths, and runs of white space, each become one space.
+  return cased.replace(/[_\-./\\:\s]+/g, ' ').trim();
 }
+
+const HAS_CAPITAL = /[A-Z]/;
 
 /** An identifier's words, lowercased: `getUserById` → get, user, by, id. */
 export function identifierWords(text: string): string[] {

@@ -7,6 +7,7 @@ import { liftGeneralTools, opensPage, type GeneralLift, type KindTool } from './
 import { pageRole, PAGE_ROLES, type PageRole } from './pageRoles';
 import type { GeneralKind, GeneralNeeds } from './generalNeeds';
 import { isUnspaced } from './lexicalTerms';
+import type { ToolReading } from './toolReadings';
 import { PackedVectors } from './cosineScan';
 import { topIndices, zScores } from './rankMath';
 import type { SelectableTool } from './selectionTypes';
@@ -128,23 +129,27 @@ export class CatalogueScorer {
   /** The vectors as of the index's `version`; `present` is shared, read-only, by the scores made from them. */
   private aligned: { vectors: PackedVectors; present: Uint8Array; version: number } | undefined;
 
-  /** @param texts each tool's embedding text, in catalogue order (the index's keys) */
+  /** Each tool's embedding text, in catalogue order (the index's keys). */
+  private readonly texts: readonly string[];
+
+  /** @param readings each tool's readings (toolReadings.ts), in catalogue order */
   constructor(
     tools: readonly SelectableTool[],
-    private readonly texts: readonly string[],
+    readings: readonly ToolReading[],
     private readonly lexical: LexicalScorer | undefined,
     private readonly options: SelectionOptions,
     private readonly deps: ScorerDeps,
   ) {
     this.n = tools.length;
+    this.texts = readings.map((r) => r.embeddingText);
     this.byName = new Map(tools.map((t, i) => [t.name, i]));
     const servers = serverIdsOf(tools.map((t) => t.server));
     ({ ids: this.serverIds, count: this.serverCount } = servers);
     const dictionary = deps.spelling?.dictionary;
     this.serverNames = new ServerNames(servers.names, dictionary ? (word) => dictionary.has(word) : undefined);
     this.serverList = servers.names;
-    this.unspaced = tools.map((t) => isUnspaced(t.description ?? ''));
-    this.kindTools = findKindTools(tools, deps.needs, options.generalToolMin);
+    this.unspaced = readings.map((r) => r.unspaced);
+    this.kindTools = findKindTools(tools, readings, deps.needs, options.generalToolMin);
     this.companions = new CompanionIndex(tools);
     const byOperation = new Map<Operation, number[]>();
     tools.forEach((t, i) => {
@@ -484,11 +489,11 @@ function ownScores(raw: ArrayLike<number>, n: number): Float64Array {
 }
 
 /** The catalogue's general-purpose tools by kind, as the tool model sees them. */
-function findKindTools(tools: readonly SelectableTool[], needs: GeneralNeeds | undefined, toolMin: number): Map<GeneralKind, KindTool[]> {
+function findKindTools(tools: readonly SelectableTool[], readings: readonly ToolReading[], needs: GeneralNeeds | undefined, toolMin: number): Map<GeneralKind, KindTool[]> {
   const out = new Map<GeneralKind, KindTool[]>();
   if (!needs) return out;
   tools.forEach((tool, index) => {
-    const p = needs.toolProbabilities(tool);
+    const p = readings[index]!.kinds;
     let opens: boolean | undefined;
     needs.kinds.forEach((kind, k) => {
       if (p[k]! < toolMin) return;

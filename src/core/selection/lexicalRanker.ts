@@ -5,7 +5,7 @@
  */
 import { lexicalTerms, plainTerms } from './lexicalTerms';
 import { NAME_ALIAS_WEIGHT, nameAliasTerms, type NameAliases } from './nameAliases';
-import { toolFields, type RankableTool } from './toolDocument';
+import { toolFields, type RankableTool, type ToolFields } from './toolDocument';
 
 /** Term-frequency saturation: the textbook values, since these barely move the ranking here. */
 export const BM25_K1 = 1.2;
@@ -27,6 +27,8 @@ export const FIELD_WEIGHTS = {
 
 type FieldName = keyof typeof FIELD_WEIGHTS;
 const FIELDS = Object.keys(FIELD_WEIGHTS) as FieldName[];
+/** How many fields a tool's terms come in ({@link toolFieldTerms}). */
+export const FIELD_COUNT = FIELDS.length;
 
 /**
  * Multi-step requests ("find the file, then email it to Bob") match each step's tools weakly when the
@@ -54,6 +56,27 @@ export interface LexicalOptions {
   readonly plainBm25?: boolean;
   /** Names a prompt mentions gain their other-language forms (nameAliases.ts): the shipped dictionary by default, none with false. */
   readonly nameAliases?: NameAliases | false;
+  /** Each tool's terms per field as {@link toolFieldTerms} reads them, when already read (toolReadings.ts). */
+  readonly fieldTerms?: ReadonlyArray<readonly (readonly string[])[]>;
+}
+
+/** A tool's lexical terms in each BM25F field, in FIELD_WEIGHTS order. */
+export function toolFieldTerms(tool: RankableTool): string[][] {
+  const fields = toolFields(tool);
+  const byField: Record<FieldName, string> = {
+    name: fields.name,
+    description: fields.description,
+    parameterNames: fields.parameterNames.join(' '),
+    parameterDescriptions: fields.parameterDescriptions.join(' '),
+    enumValues: fields.enumValues.join(' '),
+    server: fields.server,
+  };
+  return FIELDS.map((f) => lexicalTerms(byField[f]));
+}
+
+/** The one field of the plain BM25 floor: name, description and parameters together. */
+function plainText(fields: ToolFields): string {
+  return [fields.name, fields.description, ...fields.parameterNames, ...fields.parameterDescriptions].join(' ');
 }
 
 export interface RankedTool {
@@ -86,29 +109,13 @@ export class LexicalRanker {
     const fieldCount = weights.length;
     const n = tools.length;
 
-    // Per tool and field: term counts and field length.
-    const counts: Array<Array<Map<string, number>>> = [];
+    // Per tool and field: its terms and the field's length.
+    const fieldTerms: Array<readonly (readonly string[])[]> = [];
     const lengths = Array.from({ length: fieldCount }, () => new Float64Array(n));
     for (let d = 0; d < n; d++) {
-      const fields = toolFields(tools[d]!);
-      const byField: Record<FieldName, string> = {
-        name: fields.name,
-        description: fields.description,
-        parameterNames: fields.parameterNames.join(' '),
-        parameterDescriptions: fields.parameterDescriptions.join(' '),
-        enumValues: fields.enumValues.join(' '),
-        server: fields.server,
-      };
-      const texts = plain ? [[fields.name, fields.description, ...fields.parameterNames, ...fields.parameterDescriptions].join(' ')] : FIELDS.map((f) => byField[f]);
-      counts.push(
-        texts.map((text, f) => {
-          const terms = this.terms(text);
-          const m = new Map<string, number>();
-          for (const t of terms) m.set(t, (m.get(t) ?? 0) + 1);
-          lengths[f]![d] = terms.length;
-          return m;
-        }),
-      );
+      const terms = plain ? [plainTerms(plainText(toolFields(tools[d]!)))] : (options.fieldTerms?.[d] ?? toolFieldTerms(tools[d]!));
+      for (let f = 0; f < fieldCount; f++) lengths[f]![d] = terms[f]!.length;
+      fieldTerms.push(terms);
     }
     const averageLength = lengths.map((l) => {
       let s = 0;
@@ -116,30 +123,54 @@ export class LexicalRanker {
       return n > 0 ? Math.max(s / n, 1e-9) : 1;
     });
 
-    // Weighted, length-normalised term frequency per (term, tool), then saturated once (BM25F).
-    const weighted = new Map<string, Array<[number, number]>>();
+    // Weighted, length-normalised term frequency per (term, tool), then saturated once (BM25F). Terms are
+    // numbered as they first appear, and counted in flat arrays: building this is most of selection's start-up.
+    const ids = new Map<string, number>();
+    const termDocs: number[][] = [];
+    const termWeights: number[][] = [];
+    let count = new Float64Array(1024);
+    let tf = new Float64Array(1024);
+    const inField: number[] = [];
+    const inTool: number[] = [];
     for (let d = 0; d < n; d++) {
-      const tf = new Map<string, number>();
       for (let f = 0; f < fieldCount; f++) {
+        for (const term of fieldTerms[d]![f]!) {
+          let id = ids.get(term);
+          if (id === undefined) {
+            ids.set(term, (id = termDocs.length));
+            termDocs.push([]);
+            termWeights.push([]);
+            if (id >= count.length) {
+              count = grown(count);
+              tf = grown(tf);
+            }
+          }
+          if (count[id] === 0) inField.push(id);
+          count[id]! += 1;
+        }
         const norm = 1 - BM25_B + (BM25_B * lengths[f]![d]!) / averageLength[f]!;
-        for (const [term, c] of counts[d]![f]!) tf.set(term, (tf.get(term) ?? 0) + (weights[f]! * c) / norm);
+        for (const id of inField) {
+          if (tf[id] === 0) inTool.push(id);
+          tf[id]! += (weights[f]! * count[id]!) / norm;
+          count[id] = 0;
+        }
+        inField.length = 0;
       }
-      for (const [term, w] of tf) {
-        let list = weighted.get(term);
-        if (!list) weighted.set(term, (list = []));
-        list.push([d, w]);
+      for (const id of inTool) {
+        termDocs[id]!.push(d);
+        termWeights[id]!.push(tf[id]!);
+        tf[id] = 0;
       }
+      inTool.length = 0;
     }
-    for (const [term, list] of weighted) {
-      const df = list.length;
+    for (const [term, id] of ids) {
+      const docs = termDocs[id]!;
+      const ws = termWeights[id]!;
+      const df = docs.length;
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      const docs = new Int32Array(df);
       const contributions = new Float64Array(df);
-      list.forEach(([d, w], i) => {
-        docs[i] = d;
-        contributions[i] = (idf * w) / (BM25_K1 + w);
-      });
-      this.postings.set(term, { docs, contributions });
+      for (let i = 0; i < df; i++) contributions[i] = (idf * ws[i]!) / (BM25_K1 + ws[i]!);
+      this.postings.set(term, { docs: Int32Array.from(docs), contributions });
     }
   }
 
@@ -190,6 +221,13 @@ export class LexicalRanker {
       for (let i = 0; i < p.docs.length; i++) scores[p.docs[i]!] += weight * p.contributions[i]!;
     }
   }
+}
+
+/** A copy of `a` twice as long, zeros after. */
+function grown(a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
+  const out = new Float64Array(a.length * 2);
+  out.set(a);
+  return out;
 }
 
 /**

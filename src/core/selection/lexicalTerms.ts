@@ -103,16 +103,29 @@ export function characterBigrams(run: string): string[] {
   return out;
 }
 
+/**
+ * Each spaced word seen so far and its term (null for a stop word or a short number): a catalogue repeats
+ * its words thousands of times, and building selection at start-up spent most of its time on them.
+ */
+const SPACED_TERMS = new Map<string, string | null>();
+const MAX_REMEMBERED_WORDS = 100_000;
+
 /** The terms of a text, in order, repeats kept (term frequency counts them). */
 export function lexicalTerms(text: string): string[] {
   const out: string[] = [];
   const words = splitIdentifiers(text).toLowerCase().match(WORD);
   if (!words) return out;
   for (const word of words) {
-    if (STOP_WORDS.has(word)) continue;
-    if (word.length <= MAX_VALUE_DIGITS && ALL_DIGITS.test(word)) continue;
+    const known = SPACED_TERMS.get(word);
+    if (known !== undefined) {
+      if (known !== null) out.push(known);
+      continue;
+    }
     if (!HAS_UNSPACED.test(word)) {
-      out.push(stem(word));
+      const term = STOP_WORDS.has(word) || (word.length <= MAX_VALUE_DIGITS && ALL_DIGITS.test(word)) ? null : stem(word);
+      if (SPACED_TERMS.size >= MAX_REMEMBERED_WORDS) SPACED_TERMS.clear();
+      SPACED_TERMS.set(word, term);
+      if (term !== null) out.push(term);
       continue;
     }
     // Mixed runs ("12306余票", "api接口") keep their spaced part as a word and pair the rest.

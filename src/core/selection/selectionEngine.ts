@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { EmbeddingCache, CachedEmbedder } from '../embedding/embeddingCache';
 import { isLocalModel, type Embedder, type LocalModelLoader } from '../embedding/embedder';
@@ -7,6 +9,8 @@ import { LexicalRanker } from './lexicalRanker';
 import { parseDictionary } from './spelling';
 import { readBundledText } from '../util/bundledText';
 import { ToolIndex, rankableFor } from './toolIndex';
+import { ToolReadings } from './toolReadings';
+import { writeFileAtomic } from '../util/atomicWrite';
 import { DEFAULT_SELECTION_OPTIONS, ToolSelector, type SelectionOptions, type SelectorDeps, type UsageHints } from './toolSelector';
 import { describeError } from '../errors/describeError';
 
@@ -63,11 +67,82 @@ export function loadSpellingWords(root: string, log: (message: string) => void =
 
 /** Loads the unnamed-needs models; a missing or broken file turns the stage off with the reason logged. */
 export function loadGeneralNeeds(root: string, log: (message: string) => void = () => undefined, file = path.join(root, GENERAL_NEEDS_FILE)): GeneralNeeds | undefined {
+  return loadNeedsWithDigest(root, log, file)?.model;
+}
+
+/** The needs models and a digest of their file, which saved tool readings are stamped with. */
+function loadNeedsWithDigest(root: string, log: (message: string) => void, file = path.join(root, GENERAL_NEEDS_FILE)): { model: GeneralNeeds; digest: string } | undefined {
   try {
-    return new GeneralNeeds(readNeedsFile(JSON.parse(readBundledText(file))));
+    const text = readBundledText(file);
+    return { model: new GeneralNeeds(readNeedsFile(JSON.parse(text))), digest: createHash('sha1').update(text).digest('base64url') };
   } catch (error) {
     log(`General-purpose tools will not be raised for unnamed needs: ${file} could not be read (${describeError(error)}). Reinstall the extension, or run npm run train:needs in a clone.`);
     return undefined;
+  }
+}
+
+/** Where, in the cache folder, each tool's readings are kept between starts (toolReadings.ts). */
+export const TOOL_READINGS_FILE = 'tool-readings.json';
+/** New readings are written this long after a catalogue that read them, as the embedding cache waits too. */
+const READINGS_SAVE_DELAY_MS = 5_000;
+
+/**
+ * What selection read of each tool, kept in the cache folder: a start with the tools of last time then reads
+ * none of them again. Loading or saving that fails only costs the reading, so it is logged and let go.
+ */
+class SavedReadings {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private saving: Promise<void> = Promise.resolve();
+  /** The file's text as read at start, while the model loads. */
+  readonly text: Promise<string | undefined>;
+
+  constructor(
+    readonly file: string,
+    private readonly log: (message: string) => void,
+  ) {
+    this.text = readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') log(`Saved tool readings could not be read from ${file} (${describeError(error)}); every tool is read again.`);
+      return undefined;
+    });
+  }
+
+  async loadInto(readings: ToolReadings): Promise<void> {
+    const text = await this.text;
+    if (text === undefined) return;
+    let outcome: ReturnType<ToolReadings['load']>;
+    try {
+      outcome = readings.load(JSON.parse(text));
+    } catch (error) {
+      outcome = { refused: describeError(error) };
+    }
+    if ('refused' in outcome) this.log(`Saved tool readings in ${this.file} were not used: ${outcome.refused}. They are written again.`);
+  }
+
+  /** Writes the readings after a quiet moment; never keeps a CLI alive. */
+  schedule(readings: ToolReadings): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.save(readings), READINGS_SAVE_DELAY_MS);
+    this.timer.unref?.();
+  }
+
+  /** Writes a scheduled save now (and waits for one under way). */
+  async flush(readings: ToolReadings): Promise<void> {
+    if (this.timer) await this.save(readings);
+    await this.saving;
+  }
+
+  private save(readings: ToolReadings): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.saving = this.saving.then(async () => {
+      try {
+        await mkdir(path.dirname(this.file), { recursive: true });
+        await writeFileAtomic(this.file, JSON.stringify(readings.save()));
+      } catch (error) {
+        this.log(`Tool readings could not be saved to ${this.file} (${describeError(error)}); the next start reads every tool again.`);
+      }
+    });
+    return this.saving;
   }
 }
 
@@ -111,7 +186,10 @@ export interface SelectionEngine {
    * shared index's texts).
    */
   createSelector(usage?: UsageHints): ToolSelector;
-  /** Writes the tool vectors embedded so far to the disk cache now (it otherwise waits for a quiet moment). */
+  /**
+   * Writes the tool vectors embedded so far, and the tools' readings, to the cache folder now (they
+   * otherwise wait for a quiet moment).
+   */
   flush(): Promise<void>;
   /**
    * Starts a local model's session now, so the first prompt does not wait for it (a cached catalogue never
@@ -176,10 +254,14 @@ export async function createSelectionEngine(options: SelectionEngineOptions): Pr
   let embedderProblem: string | undefined;
   let embedderFallback: string | undefined;
   const loading = createEmbedderWithFallback(options.embeddings, options.root, options.loadModel);
+  const saved = options.cacheFolder ? new SavedReadings(path.join(options.cacheFolder, TOOL_READINGS_FILE), log) : undefined;
   // Our own work on this thread waits for `after`; a worker thread loads the model meanwhile.
   await options.after?.catch(() => undefined);
-  const needs = loadGeneralNeeds(options.root, log, options.needsFile);
+  const needsRead = loadNeedsWithDigest(options.root, log, options.needsFile);
+  const needs = needsRead?.model;
   const spellingWords = loadSpellingWords(options.root, log);
+  const readings: ToolReadings = new ToolReadings(needsRead, () => saved?.schedule(readings));
+  await saved?.loadInto(readings);
   try {
     ({ embedder, fallback: embedderFallback } = await loading);
     if (embedderFallback) log(embedderFallback);
@@ -201,7 +283,8 @@ export async function createSelectionEngine(options: SelectionEngineOptions): Pr
     ...(index ? { index } : {}),
     ...(needs ? { needs } : {}),
     ...(spellingWords ? { spelling: { dictionary: spellingWords.dictionary, known } } : {}),
-    createLexical: (tools) => new LexicalRanker(tools.map(rankableFor)),
+    createLexical: (tools, read) => new LexicalRanker(tools.map(rankableFor), read ? { fieldTerms: read.map((r) => r.fieldTerms) } : {}),
+    readings,
     ...(options.quarantine ? { quarantine: options.quarantine } : {}),
   };
   const selectionOptions = { ...DEFAULT_SELECTION_OPTIONS, ...options.selection };
@@ -218,10 +301,12 @@ export async function createSelectionEngine(options: SelectionEngineOptions): Pr
       if (isLocalModel(embedder)) await embedder.warmUp().catch(() => undefined);
     },
     flush: async () => {
+      await saved?.flush(readings);
       if (toolEmbedder instanceof CachedEmbedder) await toolEmbedder.flush();
     },
     dispose: async () => {
       index?.dispose();
+      await saved?.flush(readings);
       await toolEmbedder?.dispose();
     },
   };

@@ -2,7 +2,8 @@ import picomatch from 'picomatch';
 import { KeywordStage } from './keywordStage';
 import { estimateToolTokens, type ChosenTool, type DroppedTool, type NearMiss, type SelectableTool, type Selection, type SelectionMethod } from './selectionTypes';
 import { StickyWindow } from './stickyTools';
-import { embeddingTextFor, type ToolIndex } from './toolIndex';
+import type { ToolIndex } from './toolIndex';
+import { ToolReadings, type ToolReading } from './toolReadings';
 import { headThenServer } from './serverAware';
 import { catalogueWords, SpellingCorrector, type SpellingFix } from './spelling';
 import { KIND_LABELS, type GeneralNeeds } from './generalNeeds';
@@ -49,8 +50,13 @@ export { RANKING_LIMIT, rankIndices, topIndices, zScores } from './rankMath';
 export interface SelectorDeps {
   /** The embedding index; without it (or while it fails) selection is keyword-only. */
   readonly index?: ToolIndex;
-  /** Builds the lexical scorer for a catalogue (BM25F in production). */
-  readonly createLexical?: (tools: readonly SelectableTool[]) => LexicalScorer;
+  /**
+   * Builds the lexical scorer for a catalogue (BM25F in production); `readings` hold each tool's terms when
+   * they were already read.
+   */
+  readonly createLexical?: (tools: readonly SelectableTool[], readings?: readonly ToolReading[]) => LexicalScorer;
+  /** Each tool's readings, kept by content across catalogues (toolReadings.ts); the selector keeps its own without it. */
+  readonly readings?: ToolReadings;
   /** Tools flagged as poisoned and quarantined (by the reliability checks), with the reason. */
   readonly quarantine?: () => ReadonlyMap<string, string>;
   /** What past prompts on this machine needed (learning from use); absent or off, nothing is raised. */
@@ -157,8 +163,10 @@ export class ToolSelector {
   private source: readonly SelectableTool[] | undefined;
   private readonly isCore: (name: string) => boolean;
   private readonly isAllowed: (name: string) => boolean;
+  private readonly readings: ToolReadings;
 
   constructor(readonly options: SelectionOptions = DEFAULT_SELECTION_OPTIONS, private readonly deps: SelectorDeps = {}) {
+    this.readings = deps.readings ?? new ToolReadings(deps.needs ? { model: deps.needs, digest: '' } : undefined);
     this.sticky = new StickyWindow(options.stickyLookback, options.stickyMax);
     this.isCore = options.coreTools.length ? picomatch([...options.coreTools]) : () => false;
     this.isAllowed = options.allowedTools.length ? picomatch([...options.allowedTools]) : () => true;
@@ -186,11 +194,13 @@ export class ToolSelector {
   }
 
   private catalogueOf(tools: readonly SelectableTool[], live: boolean): Catalogue {
-    const texts = tools.map(embeddingTextFor);
+    // No tools, nothing to read: readings kept (or loaded from disk) wait for the next catalogue.
+    const readings = tools.length > 0 ? this.readings.read(tools) : [];
+    const texts = readings.map((r) => r.embeddingText);
     const servers = tools.map((t) => t.server);
     const words = this.deps.spelling;
     const tokens = tools.map(estimateToolTokens);
-    const lexical = live ? this.deps.createLexical?.(tools) : undefined;
+    const lexical = live ? this.deps.createLexical?.(tools, readings) : undefined;
     const speller = live && words && this.options.spelling > 0 ? new SpellingCorrector(words.dictionary, catalogueWords([...texts, ...servers]), words.known) : undefined;
     const cat: Catalogue = {
       tools,
@@ -200,7 +210,7 @@ export class ToolSelector {
       tokens,
       totalTokens: tokens.reduce((sum, t) => sum + t, 0),
       keyword: new KeywordStage(this.options.keyword, [...new Set(servers)]),
-      scorer: new CatalogueScorer(tools, texts, lexical, this.options, this.deps),
+      scorer: new CatalogueScorer(tools, readings, lexical, this.options, this.deps),
       ...(speller ? { speller } : {}),
     };
     if (live) this.deps.index?.update(texts);

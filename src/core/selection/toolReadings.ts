@@ -1,0 +1,148 @@
+/**
+ * What selection reads of each tool before any prompt: its lexical terms per field, its embedding text,
+ * whether it is written in Chinese, Japanese or Korean, and how likely it is to be each general-purpose kind.
+ * Reading 1,000 tools takes a few hundred milliseconds, and a catalogue is read again whenever any server's
+ * list changes, mostly with the same tools. So readings are kept by each tool's content: a catalogue read
+ * again reads only its new or changed tools. They can also be saved and loaded ({@link ToolReadings.save}),
+ * so a start with the tools of last time reads none. Pure: the caller does any I/O.
+ */
+import { createHash } from 'node:crypto';
+import type { GeneralNeeds } from './generalNeeds';
+import { FIELD_COUNT, toolFieldTerms } from './lexicalRanker';
+import { isUnspaced } from './lexicalTerms';
+import type { SelectableTool } from './selectionTypes';
+import { embeddingTextFor, rankableFor } from './toolIndex';
+
+export interface ToolReading {
+  /** The lexical ranker's terms of each BM25F field (lexicalRanker.ts's FIELD_WEIGHTS order). */
+  readonly fieldTerms: readonly (readonly string[])[];
+  readonly embeddingText: string;
+  /** The description is mostly in an unspaced script (lexicalTerms.ts's isUnspaced). */
+  readonly unspaced: boolean;
+  /** The needs model's probability of each kind (its `kinds` order); empty without a needs model. */
+  readonly kinds: readonly number[];
+}
+
+/**
+ * Bump when what a reading holds, or how it is read (terms, embedding text, fields), changes: saved readings
+ * of another version are not used.
+ */
+export const TOOL_READINGS_VERSION = 1;
+
+/** The saved form: readings by content key, stamped with what they were read with. */
+export interface SavedToolReadings {
+  readonly version: number;
+  /** The needs model the kind probabilities came from (its digest), or '' without one. */
+  readonly needs: string;
+  readonly readings: Record<string, { f: string[][]; e: string; u: 0 | 1; k: number[] }>;
+}
+
+export class ToolReadings {
+  private kept = new Map<string, ToolReading>();
+  /** Readings of the last catalogue that were new (not kept, not loaded): something worth saving. */
+  private fresh = 0;
+
+  /**
+   * @param needs the needs model whose kinds are read, with a digest of its file
+   * @param onFresh called after a catalogue read any tool anew (something new to save)
+   */
+  constructor(
+    private readonly needs?: { readonly model: GeneralNeeds; readonly digest: string },
+    private readonly onFresh?: () => void,
+  ) {}
+
+  /**
+   * Every tool's reading, in catalogue order: kept ones as they are, the rest read now. Afterwards only this
+   * catalogue's readings are kept.
+   */
+  read(tools: readonly SelectableTool[]): ToolReading[] {
+    const next = new Map<string, ToolReading>();
+    let fresh = 0;
+    const out = tools.map((tool) => {
+      const key = contentKey(tool);
+      let reading = next.get(key) ?? this.kept.get(key);
+      if (!reading) {
+        reading = this.readOne(tool);
+        fresh++;
+      }
+      next.set(key, reading);
+      return reading;
+    });
+    this.kept = next;
+    this.fresh = fresh;
+    if (fresh > 0) this.onFresh?.();
+    return out;
+  }
+
+  /** Whether the last catalogue read any tool anew (so saving would store something new). */
+  get changed(): boolean {
+    return this.fresh > 0;
+  }
+
+  /** The kept readings in their saved form. */
+  save(): SavedToolReadings {
+    const readings: SavedToolReadings['readings'] = {};
+    for (const [key, r] of this.kept) readings[key] = { f: r.fieldTerms.map((terms) => [...terms]), e: r.embeddingText, u: r.unspaced ? 1 : 0, k: [...r.kinds] };
+    return { version: TOOL_READINGS_VERSION, needs: this.needs?.digest ?? '', readings };
+  }
+
+  /**
+   * Keeps saved readings, if they were read the way this build reads them; returns how many were taken,
+   * or why none were.
+   */
+  load(saved: unknown): { taken: number } | { refused: string } {
+    if (!isSaved(saved)) return { refused: 'it is not a saved set of tool readings' };
+    if (saved.version !== TOOL_READINGS_VERSION) return { refused: `it was written by another version of the router (readings version ${saved.version}, this one reads ${TOOL_READINGS_VERSION})` };
+    if (saved.needs !== (this.needs?.digest ?? '')) return { refused: 'it was read with another unnamed-needs model' };
+    const kinds = this.needs?.model.kinds.length ?? 0;
+    let taken = 0;
+    for (const [key, r] of Object.entries(saved.readings)) {
+      if (!isSavedReading(r, kinds) || this.kept.has(key)) continue;
+      this.kept.set(key, { fieldTerms: r.f, embeddingText: r.e, unspaced: r.u === 1, kinds: r.k });
+      taken++;
+    }
+    return { taken };
+  }
+
+  private readOne(tool: SelectableTool): ToolReading {
+    const description = tool.description ?? '';
+    return {
+      fieldTerms: toolFieldTerms(rankableFor(tool)),
+      embeddingText: embeddingTextFor(tool),
+      unspaced: isUnspaced(description),
+      kinds: this.needs ? [...this.needs.model.toolProbabilities(tool)] : [],
+    };
+  }
+}
+
+/**
+ * What a reading depends on, digested: the names, the server, both descriptions and the schema. The router's
+ * `[server]` tag is in `description`; the readings use `originalDescription` where there is one, and both
+ * are in the key so nothing read from either can be stale.
+ */
+export function contentKey(tool: SelectableTool): string {
+  return createHash('sha1')
+    .update(JSON.stringify([tool.name, tool.server, tool.originalName ?? null, tool.description ?? '', tool.originalDescription ?? null, tool.inputSchema ?? null]))
+    .digest('base64url');
+}
+
+function isSaved(value: unknown): value is SavedToolReadings {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Partial<SavedToolReadings>;
+  return typeof v.version === 'number' && typeof v.needs === 'string' && typeof v.readings === 'object' && v.readings !== null && !Array.isArray(v.readings);
+}
+
+function isSavedReading(r: unknown, kinds: number): r is SavedToolReadings['readings'][string] {
+  if (typeof r !== 'object' || r === null) return false;
+  const { f, e, u, k } = r as Record<string, unknown>;
+  return (
+    Array.isArray(f) &&
+    f.length === FIELD_COUNT &&
+    f.every((terms) => Array.isArray(terms) && terms.every((t) => typeof t === 'string')) &&
+    typeof e === 'string' &&
+    (u === 0 || u === 1) &&
+    Array.isArray(k) &&
+    k.length === kinds &&
+    k.every((p) => typeof p === 'number' && p >= 0 && p <= 1)
+  );
+}
