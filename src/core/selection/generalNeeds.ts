@@ -98,11 +98,11 @@ function wholeNumbers(text: string, start: number, end: number): string {
  * first words (`d:`), parameter names (`p:`) and schema types and formats (`t:`, `f:`). Each group is
  * scaled by 1/√(its size), so a long description or a large schema does not drown the name.
  */
-export function toolFeatures(tool: Pick<SelectableTool, 'name' | 'description' | 'inputSchema' | 'originalName' | 'originalDescription'>): Map<string, number> {
+export function toolFeatures(tool: Pick<SelectableTool, 'name' | 'description' | 'inputSchema' | 'originalName' | 'originalDescription'>, read?: ReadTerms): Map<string, number> {
   const groups: Array<Set<string>> = [new Set(), new Set(), new Set()];
   const [names, words, schema] = groups as [Set<string>, Set<string>, Set<string>];
-  for (const t of lexicalTerms(tool.originalName ?? tool.name)) names.add(`n:${t}`);
-  for (const t of lexicalTerms(tool.originalDescription ?? tool.description).slice(0, MAX_DESCRIPTION_TERMS)) words.add(`d:${t}`);
+  for (const t of read?.name ?? lexicalTerms(tool.originalName ?? tool.name)) names.add(`n:${t}`);
+  for (const t of (read?.description ?? lexicalTerms(tool.originalDescription ?? tool.description)).slice(0, MAX_DESCRIPTION_TERMS)) words.add(`d:${t}`);
   const input = tool.inputSchema as { properties?: Record<string, unknown> } | undefined;
   const props = input && typeof input === 'object' && input.properties && typeof input.properties === 'object' ? input.properties : {};
   const keys = Object.keys(props);
@@ -118,6 +118,12 @@ export function toolFeatures(tool: Pick<SelectableTool, 'name' | 'description' |
   const out = new Map<string, number>();
   for (const group of groups) for (const f of group) out.set(f, (out.get(f) ?? 0) + 1 / Math.sqrt(group.size));
   return out;
+}
+
+/** A tool's name and description terms (lexicalTerms of its own name and description), when already read. */
+export interface ReadTerms {
+  readonly name: readonly string[];
+  readonly description: readonly string[];
 }
 
 /**
@@ -239,9 +245,9 @@ export class GeneralNeeds {
   }
 
   /** Each kind's probability that the tool is a general-purpose tool of that kind. */
-  toolProbabilities(tool: Parameters<typeof toolFeatures>[0]): Float64Array {
+  toolProbabilities(tool: Parameters<typeof toolFeatures>[0], read?: ReadTerms): Float64Array {
     const scores = Float64Array.from(this.file.tool.bias);
-    for (const [f, value] of toolFeatures(tool)) {
+    for (const [f, value] of toolFeatures(tool, read)) {
       const w = this.file.tool.weights[f];
       if (!w) continue;
       for (let k = 0; k < scores.length; k++) scores[k]! += w[k]! * value;

@@ -27,8 +27,10 @@ export const FIELD_WEIGHTS = {
 
 type FieldName = keyof typeof FIELD_WEIGHTS;
 const FIELDS = Object.keys(FIELD_WEIGHTS) as FieldName[];
-/** How many fields a tool's terms come in ({@link toolFieldTerms}). */
+/** How many fields a tool's terms come in ({@link toolFieldTerms}), and where its name and description are. */
 export const FIELD_COUNT = FIELDS.length;
+export const NAME_FIELD = FIELDS.indexOf('name');
+export const DESCRIPTION_FIELD = FIELDS.indexOf('description');
 
 /**
  * Multi-step requests ("find the file, then email it to Bob") match each step's tools weakly when the
@@ -62,7 +64,11 @@ export interface LexicalOptions {
 
 /** A tool's lexical terms in each BM25F field, in FIELD_WEIGHTS order. */
 export function toolFieldTerms(tool: RankableTool): string[][] {
-  const fields = toolFields(tool);
+  return fieldTermsOf(toolFields(tool));
+}
+
+/** {@link toolFieldTerms} of a tool already pulled apart. */
+export function fieldTermsOf(fields: ToolFields): string[][] {
   const byField: Record<FieldName, string> = {
     name: fields.name,
     description: fields.description,

@@ -83,7 +83,11 @@ function collectEnum(property: Schema, out: string[]): void {
  * identifiers split. Parameter descriptions are left out: they make texts long for no gain we could see.
  */
 export function toolEmbeddingText(tool: RankableTool): string {
-  const fields = toolFields(tool);
+  return embeddingTextOf(toolFields(tool));
+}
+
+/** {@link toolEmbeddingText} of a tool already pulled apart. */
+export function embeddingTextOf(fields: ToolFields): string {
   const head = fields.description ? `${fields.name}: ${fields.description}` : fields.name;
   return fields.parameterNames.length > 0 ? `${head} ${fields.parameterNames.join(' ')}` : head;
 }

@@ -8,10 +8,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { GeneralNeeds } from './generalNeeds';
-import { FIELD_COUNT, toolFieldTerms } from './lexicalRanker';
+import { DESCRIPTION_FIELD, FIELD_COUNT, NAME_FIELD, fieldTermsOf } from './lexicalRanker';
 import { isUnspaced } from './lexicalTerms';
 import type { SelectableTool } from './selectionTypes';
-import { embeddingTextFor, rankableFor } from './toolIndex';
+import { embeddingTextOf, toolFields } from './toolDocument';
+import { rankableFor } from './toolIndex';
 
 export interface ToolReading {
   /** The lexical ranker's terms of each BM25F field (lexicalRanker.ts's FIELD_WEIGHTS order). */
@@ -104,13 +105,18 @@ export class ToolReadings {
     return { taken };
   }
 
+  /** Pulls the tool apart once for all its parts; each part is what its own function would give. */
   private readOne(tool: SelectableTool): ToolReading {
-    const description = tool.description ?? '';
+    const rankable = rankableFor(tool);
+    const fields = toolFields(rankable);
+    const fieldTerms = fieldTermsOf(fields);
+    // The name field is the name split into words, and lexicalTerms splits it the same way again.
+    const read = { name: fieldTerms[NAME_FIELD]!, description: fieldTerms[DESCRIPTION_FIELD]! };
     return {
-      fieldTerms: toolFieldTerms(rankableFor(tool)),
-      embeddingText: embeddingTextFor(tool),
-      unspaced: isUnspaced(description),
-      kinds: this.needs ? [...this.needs.model.toolProbabilities(tool)] : [],
+      fieldTerms,
+      embeddingText: embeddingTextOf(fields),
+      unspaced: isUnspaced(tool.description ?? ''),
+      kinds: this.needs ? [...this.needs.model.toolProbabilities(tool, read)] : [],
     };
   }
 }
