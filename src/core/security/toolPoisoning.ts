@@ -56,8 +56,12 @@ interface HiddenFinding {
   readonly what: string;
 }
 
+/** Every hidden character this module looks for is outside ASCII, so ASCII text (most of it) skips those passes. */
+const NOT_ASCII = /[^\x00-\x7f]/;
+
 function findHidden(text: string): HiddenFinding[] {
   const found: HiddenFinding[] = [];
+  if (!NOT_ASCII.test(text)) return found;
   const tags = text.match(TAG_CHARS);
   if (tags) {
     const decoded = tags.map((c) => String.fromCodePoint((c.codePointAt(0) ?? 0xe0000) - 0xe0000)).join('').replace(/[^\x20-\x7e]/g, '');
@@ -82,7 +86,8 @@ function findHidden(text: string): HiddenFinding[] {
 
 /** The text the model effectively reads: hidden characters dropped, compatibility forms folded, one line. */
 function normalise(text: string): string {
-  return text.replace(TAG_CHARS, '').replace(BIDI_CONTROLS, '').replace(ZERO_WIDTH, '').normalize('NFKC').replace(/\s+/g, ' ').toLowerCase();
+  const visible = NOT_ASCII.test(text) ? text.replace(TAG_CHARS, '').replace(BIDI_CONTROLS, '').replace(ZERO_WIDTH, '').normalize('NFKC') : text;
+  return visible.replace(/\s+/g, ' ').toLowerCase();
 }
 
 /** The ASCII a run of tag characters spells, which a model may read even though the user cannot. */
@@ -208,9 +213,13 @@ export class CatalogueIndex {
   }
 
   qualified(name: string): { server: string; name: string } | undefined {
+    // Every qualified name joins server and tool with one of these; most words of prose have none.
+    if (!QUALIFIER.test(name)) return undefined;
     return this.byQualified.get(name.toLowerCase());
   }
 }
+
+const QUALIFIER = /[_.-]/;
 
 /** Only names that look like identifiers count as a reference in prose; "echo" or "search" are words. */
 function looksLikeIdentifier(token: string): boolean {
@@ -274,7 +283,7 @@ function inspectText(tool: InspectedTool, raw: string, where: string, longAt: nu
       add({ kind: 'instruction', severity: 'medium', reason: `${where} directs the model to another tool ("${cut(m[0])}")` });
     }
   }
-  shadowingInText(tool, raw.normalize('NFKC'), where, index, add);
+  shadowingInText(tool, NOT_ASCII.test(raw) ? raw.normalize('NFKC') : raw, where, index, add);
 }
 
 /** A description that names another server's tool is the classic cross-server shadowing attack. */
