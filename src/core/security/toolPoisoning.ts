@@ -57,7 +57,7 @@ interface HiddenFinding {
 }
 
 /** Every hidden character this module looks for is outside ASCII, so ASCII text (most of it) skips those passes. */
-const NOT_ASCII = /[^\x00-\x7f]/;
+const NOT_ASCII = /[\u0080-\u{10FFFF}]/u;
 
 function findHidden(text: string): HiddenFinding[] {
   const found: HiddenFinding[] = [];
