@@ -3,9 +3,11 @@
  * query latency, throughput on 1,000 tool texts, cold and warm (cached) start for 1,000 tools, and the
  * cache's size on disk. Then the model in a worker thread, as the extension runs it: a query's latency
  * through the worker beside the same in-process figure, and the time to embed 1,000 tools while this
- * thread stays busy, one batch at a time against WORKER_BATCHES_IN_FLIGHT, the two alternating.
+ * thread stays busy, one batch at a time against WORKER_BATCHES_IN_FLIGHT and against every batch at once,
+ * alternating; and how long a query sent as a fill starts waits behind it, for the last two.
  * The last line is JSON: {"query_p50_ms", "query_p95_ms", "embed_1000_ms", "warm_start_1000_ms",
- * "model_bytes", "worker_query_p50_ms", "busy_fill_1000_ms": {"one_batch", "in_flight"}, "in_flight_ratio"}.
+ * "model_bytes", "worker_query_p50_ms", "busy_fill_1000_ms": {"one_batch", "in_flight", "all"}, "in_flight_ratio", "all_ratio",
+ * "query_during_fill_ms": {"in_flight", "all"}}.
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,18 +39,37 @@ function withDepth(inner: Embedder, concurrentCalls: number): Embedder {
   return { modelId: inner.modelId, dimension: inner.dimension, concurrentCalls, embed: (texts, signal) => inner.embed(texts, signal), dispose: async () => undefined };
 }
 
-/** Fills an index with `texts` through `embedder` while this thread works in slices; returns the ms until every text has a vector. */
+/**
+ * Fills an index with `texts` through `embedder` while this thread works in slices; returns the ms until
+ * every text has a vector, as seen between slices (the thread can see it no sooner).
+ */
 async function busyFill(embedder: Embedder, texts: readonly string[]): Promise<number> {
   const index = new ToolIndex(embedder);
   const t0 = performance.now();
+  let readyAt: number | undefined;
   index.update(texts);
   for (let i = 0; i < BUSY_SLICES; i++) {
     const end = performance.now() + BUSY_SLICE_MS;
     while (performance.now() < end);
     await new Promise((resolve) => setImmediate(resolve));
+    const { ready, total } = index.readiness();
+    if (ready === total) readyAt ??= performance.now();
   }
   await index.whenReady();
-  return performance.now() - t0;
+  return (readyAt ?? performance.now()) - t0;
+}
+
+/** Starts filling an index through `embedder`, sends one query through `prompts` at once, and returns when it was answered (ms). */
+async function queryDuringFill(embedder: Embedder, prompts: Embedder, texts: readonly string[], query: string): Promise<number> {
+  const index = new ToolIndex(embedder);
+  index.update(texts);
+  // Let the index send its first batches before the query goes out, as a prompt that comes mid-fill would.
+  await new Promise((resolve) => setImmediate(resolve));
+  const t0 = performance.now();
+  await prompts.embed([query]);
+  const ms = performance.now() - t0;
+  await index.whenReady();
+  return ms;
 }
 
 function folderBytes(dir: string): number {
@@ -109,15 +130,24 @@ async function main(): Promise<void> {
     await worker.embed([queries[(i * 7) % queries.length]!]);
     if (i >= WARMUP) workerLatencies.push(performance.now() - t);
   }
-  const fills = { one_batch: [] as number[], in_flight: [] as number[] };
+  const fills = { one_batch: [] as number[], in_flight: [] as number[], all: [] as number[] };
+  const queryDuring = { in_flight: [] as number[], all: [] as number[] };
+  // Every batch at once: the worker never waits for this thread, but a query waits behind all of them.
+  const allAtOnce = Math.ceil(TOOLS / 64);
   for (let round = 0; round < FILL_ROUNDS; round++) {
-    // New texts each round, so nothing is reused between the two.
+    // New texts each round, so nothing is reused between the variants.
     fills.one_batch.push(await busyFill(withDepth(worker, 1), texts.map((t) => `${t} (${round}a)`)));
     fills.in_flight.push(await busyFill(withDepth(worker, WORKER_BATCHES_IN_FLIGHT), texts.map((t) => `${t} (${round}b)`)));
+    fills.all.push(await busyFill(withDepth(worker, allAtOnce), texts.map((t) => `${t} (${round}c)`)));
+    queryDuring.in_flight.push(await queryDuringFill(withDepth(worker, WORKER_BATCHES_IN_FLIGHT), worker, texts.map((t) => `${t} (${round}d)`), queries[round]!));
+    queryDuring.all.push(await queryDuringFill(withDepth(worker, allAtOnce), worker, texts.map((t) => `${t} (${round}e)`), queries[round]!));
   }
   await worker.dispose();
   const oneBatch = percentile(fills.one_batch, 50);
   const inFlight = percentile(fills.in_flight, 50);
+  const allFill = percentile(fills.all, 50);
+  const queryInFlight = percentile(queryDuring.in_flight, 50);
+  const queryAll = percentile(queryDuring.all, 50);
   const workerP50 = percentile(workerLatencies, 50);
 
   const modelBytes = folderBytes(MODEL);
@@ -129,9 +159,10 @@ async function main(): Promise<void> {
   console.log(`start for 1,000 tools:  cold ${coldMs.toFixed(0)} ms (model + write cache)   warm ${warmMs.toFixed(1)} ms (cache only)   ratio ${(coldMs / warmMs).toFixed(1)}×`);
   console.log(`cache on disk:          ${(cacheBytes / 1024).toFixed(0)} KiB for ${TOOLS} vectors`);
   console.log(`in a worker thread:     one query p50 ${workerP50.toFixed(3)} ms (${(workerP50 / p50).toFixed(2)}× in-process)`);
-  console.log(`1,000 tools, this thread busy ${BUSY_SLICES} × ${BUSY_SLICE_MS} ms: one batch at a time ${oneBatch.toFixed(0)} ms, ${WORKER_BATCHES_IN_FLIGHT} in flight ${inFlight.toFixed(0)} ms (medians of ${FILL_ROUNDS}, alternating; ratio ${(inFlight / oneBatch).toFixed(2)})`);
+  console.log(`1,000 tools, this thread busy ${BUSY_SLICES} × ${BUSY_SLICE_MS} ms: one batch at a time ${oneBatch.toFixed(0)} ms, ${WORKER_BATCHES_IN_FLIGHT} in flight ${inFlight.toFixed(0)} ms, all ${allAtOnce} at once ${allFill.toFixed(0)} ms (medians of ${FILL_ROUNDS}, alternating; ratio ${(inFlight / oneBatch).toFixed(2)}, all ÷ ${WORKER_BATCHES_IN_FLIGHT} ${(allFill / inFlight).toFixed(2)})`);
+  console.log(`a query sent as the fill starts (thread idle): answered after ${queryInFlight.toFixed(0)} ms with ${WORKER_BATCHES_IN_FLIGHT} in flight, ${queryAll.toFixed(0)} ms with all at once`);
   await model.dispose();
-  console.log(JSON.stringify({ query_p50_ms: round(p50, 4), query_p95_ms: round(p95, 4), embed_1000_ms: round(embed1000, 1), warm_start_1000_ms: round(warmMs, 2), model_bytes: modelBytes, worker_query_p50_ms: round(workerP50, 4), busy_fill_1000_ms: { one_batch: round(oneBatch, 0), in_flight: round(inFlight, 0) }, in_flight_ratio: round(inFlight / oneBatch, 2) }));
+  console.log(JSON.stringify({ query_p50_ms: round(p50, 4), query_p95_ms: round(p95, 4), embed_1000_ms: round(embed1000, 1), warm_start_1000_ms: round(warmMs, 2), model_bytes: modelBytes, worker_query_p50_ms: round(workerP50, 4), busy_fill_1000_ms: { one_batch: round(oneBatch, 0), in_flight: round(inFlight, 0), all: round(allFill, 0) }, in_flight_ratio: round(inFlight / oneBatch, 2), all_ratio: round(allFill / inFlight, 2), query_during_fill_ms: { in_flight: round(queryInFlight, 0), all: round(queryAll, 0) } }));
 }
 
 function round(n: number, digits: number): number {
