@@ -30,9 +30,24 @@ export interface ToolReading {
  */
 export const TOOL_READINGS_VERSION = 1;
 
+/**
+ * A tool whose reading touches every part a reading has (identifiers, stop words, plurals, numbers, an
+ * unspaced script, nested parameters, enums): its reading's digest changes with almost any change to how
+ * tools are read, so saved readings of another build are not used even if the version was not bumped.
+ */
+const PROBE_TOOL: SelectableTool = {
+  name: 'probe_getUserFilesById',
+  server: 'probe-server',
+  originalName: 'getUserFilesById',
+  description: 'Gets the 12306 files and HTTPServer logs of a user, then 查询天气预报 for them; it is read-only.',
+  inputSchema: { type: 'object', properties: { userId: { type: 'string', description: 'The user_id to look up' }, units: { type: 'string', enum: ['celsius', 'fahrenheit'] }, page: { type: 'object', properties: { pageSize: { type: 'number' } } } } },
+};
+
 /** The saved form: readings by content key, stamped with what they were read with. */
 export interface SavedToolReadings {
   readonly version: number;
+  /** The digest of the probe tool's reading by the build that saved them. */
+  readonly reader: string;
   /** The needs model the kind probabilities came from (its digest), or '' without one. */
   readonly needs: string;
   readonly readings: Record<string, { f: string[][]; e: string; u: 0 | 1; k: number[] }>;
@@ -40,6 +55,7 @@ export interface SavedToolReadings {
 
 export class ToolReadings {
   private kept = new Map<string, ToolReading>();
+  private readerDigest: string | undefined;
   /** Readings of the last catalogue that were new (not kept, not loaded): something worth saving. */
   private fresh = 0;
 
@@ -84,7 +100,13 @@ export class ToolReadings {
   save(): SavedToolReadings {
     const readings: SavedToolReadings['readings'] = {};
     for (const [key, r] of this.kept) readings[key] = { f: r.fieldTerms.map((terms) => [...terms]), e: r.embeddingText, u: r.unspaced ? 1 : 0, k: [...r.kinds] };
-    return { version: TOOL_READINGS_VERSION, needs: this.needs?.digest ?? '', readings };
+    return { version: TOOL_READINGS_VERSION, reader: this.reader(), needs: this.needs?.digest ?? '', readings };
+  }
+
+  /** How this build reads: the digest of the probe tool's reading. */
+  private reader(): string {
+    this.readerDigest ??= createHash('sha1').update(JSON.stringify(this.readOne(PROBE_TOOL))).digest('base64url');
+    return this.readerDigest;
   }
 
   /**
@@ -94,6 +116,7 @@ export class ToolReadings {
   load(saved: unknown): { taken: number } | { refused: string } {
     if (!isSaved(saved)) return { refused: 'it is not a saved set of tool readings' };
     if (saved.version !== TOOL_READINGS_VERSION) return { refused: `it was written by another version of the router (readings version ${saved.version}, this one reads ${TOOL_READINGS_VERSION})` };
+    if (saved.reader !== this.reader()) return { refused: 'it was read by a build of the router that reads tools differently' };
     if (saved.needs !== (this.needs?.digest ?? '')) return { refused: 'it was read with another unnamed-needs model' };
     const kinds = this.needs?.model.kinds.length ?? 0;
     let taken = 0;
@@ -135,7 +158,7 @@ export function contentKey(tool: SelectableTool): string {
 function isSaved(value: unknown): value is SavedToolReadings {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Partial<SavedToolReadings>;
-  return typeof v.version === 'number' && typeof v.needs === 'string' && typeof v.readings === 'object' && v.readings !== null && !Array.isArray(v.readings);
+  return typeof v.version === 'number' && typeof v.reader === 'string' && typeof v.needs === 'string' && typeof v.readings === 'object' && v.readings !== null && !Array.isArray(v.readings);
 }
 
 function isSavedReading(r: unknown, kinds: number): r is SavedToolReadings['readings'][string] {

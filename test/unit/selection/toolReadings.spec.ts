@@ -72,6 +72,7 @@ describe('ToolReadings', () => {
     const saved = first.save();
     assert.match(JSON.stringify(new ToolReadings({ model: needs, digest: 'other' }).load(saved)), /another unnamed-needs model/);
     assert.match(JSON.stringify(new ToolReadings({ model: needs, digest: 'd' }).load({ ...saved, version: TOOL_READINGS_VERSION + 1 })), /another version/);
+    assert.match(JSON.stringify(new ToolReadings({ model: needs, digest: 'd' }).load({ ...saved, reader: 'another' })), /reads tools differently/);
     for (const junk of [null, 3, 'x', [], { version: 1 }]) assert.ok('refused' in new ToolReadings({ model: needs, digest: 'd' }).load(junk));
     // A reading of the wrong shape is skipped; the rest are taken.
     const key = Object.keys(saved.readings)[0]!;
