@@ -3,7 +3,7 @@ import { refersBack, splitSteps, type StepRanking } from './steps';
 import { stepOperation, toolOperation, type Operation } from './operations';
 import { CompanionIndex, type Companion } from './companions';
 import { fileTypeWords } from './fileTypes';
-import { liftGeneralTools, opensPage, type GeneralLift, type KindTool } from './generalLift';
+import { kindToolsOf, liftGeneralTools, opensPage, type GeneralLift, type KindTool } from './generalLift';
 import { pageRole, PAGE_ROLES, type PageRole } from './pageRoles';
 import type { GeneralKind, GeneralNeeds } from './generalNeeds';
 import { isUnspaced } from './lexicalTerms';
@@ -149,7 +149,7 @@ export class CatalogueScorer {
     this.serverNames = new ServerNames(servers.names, dictionary ? (word) => dictionary.has(word) : undefined);
     this.serverList = servers.names;
     this.unspaced = readings.map((r) => r.unspaced);
-    this.kindTools = findKindTools(tools, readings, deps.needs, options.generalToolMin);
+    this.kindTools = kindToolsOf(tools, readings, deps.needs, options.generalToolMin);
     this.companions = new CompanionIndex(tools);
     const byOperation = new Map<Operation, number[]>();
     tools.forEach((t, i) => {
@@ -485,22 +485,5 @@ function ownScores(raw: ArrayLike<number>, n: number): Float64Array {
   if (raw instanceof Float64Array && raw.length === n) return raw;
   const out = new Float64Array(n);
   for (let i = 0; i < n; i++) out[i] = raw[i] ?? 0;
-  return out;
-}
-
-/** The catalogue's general-purpose tools by kind, as the tool model sees them. */
-function findKindTools(tools: readonly SelectableTool[], readings: readonly ToolReading[], needs: GeneralNeeds | undefined, toolMin: number): Map<GeneralKind, KindTool[]> {
-  const out = new Map<GeneralKind, KindTool[]>();
-  if (!needs) return out;
-  tools.forEach((tool, index) => {
-    const p = readings[index]!.kinds;
-    let opens: boolean | undefined;
-    needs.kinds.forEach((kind, k) => {
-      if (p[k]! < toolMin) return;
-      const list = out.get(kind) ?? [];
-      out.set(kind, list);
-      list.push({ index, server: tool.server, probability: p[k]!, opensPage: (opens ??= opensPage(tool)) });
-    });
-  });
   return out;
 }

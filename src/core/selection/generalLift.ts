@@ -3,6 +3,8 @@ import { isRecord } from '../util/isRecord';
 import { topIndices } from './rankMath';
 import { KIND_LABELS, type GeneralKind, type GeneralNeeds, type PromptNeed } from './generalNeeds';
 import type { SelectionOptions } from './selectionOptions';
+import type { SelectableTool } from './selectionTypes';
+import type { ToolReading } from './toolReadings';
 
 /** The unnamed-needs stage of scoring: general-purpose tools the prompt needs rise into the top few. */
 
@@ -25,6 +27,23 @@ export interface KindTool {
   readonly probability: number;
   /** Whether it opens a page at an address (see opensPage). */
   readonly opensPage: boolean;
+}
+
+/** The catalogue's general-purpose tools by kind, as the tool model read them (toolReadings.ts). */
+export function kindToolsOf(tools: readonly SelectableTool[], readings: readonly ToolReading[], needs: GeneralNeeds | undefined, toolMin: number): Map<GeneralKind, KindTool[]> {
+  const out = new Map<GeneralKind, KindTool[]>();
+  if (!needs) return out;
+  tools.forEach((tool, index) => {
+    const p = readings[index]!.kinds;
+    let opens: boolean | undefined;
+    needs.kinds.forEach((kind, k) => {
+      if (p[k]! < toolMin) return;
+      const list = out.get(kind) ?? [];
+      out.set(kind, list);
+      list.push({ index, server: tool.server, probability: p[k]!, opensPage: (opens ??= opensPage(tool)) });
+    });
+  });
+  return out;
 }
 
 /** Name words of a tool that opens a page at an address it may take (`navigate_page` with an optional `url`). */

@@ -1,9 +1,10 @@
-import type { DroppedTool, NearMiss } from './selectionTypes';
+import type { DroppedTool, NearMiss, Selection } from './selectionTypes';
 
 /**
  * Near misses: the best-ranked tools a selection did not send, each with why, so a person who expected a
  * tool can see where it stood: fewer tools were wanted, it scored under the cutoff, the cap was full, or a
- * policy (allowed tools, destructive tools, quarantine) keeps it out. Pure: it only reads the ranking.
+ * policy (allowed tools, destructive tools, quarantine) keeps it out; and the ranking itself, with its scores.
+ * Pure: it only reads the ranking.
  */
 
 /** How many near misses a selection lists: enough to find the tool one expected, few enough to read. */
@@ -87,4 +88,29 @@ export function ordinal(n: number): string {
   const tens = n % 100;
   const suffix = tens >= 11 && tens <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
   return `${n}${suffix}`;
+}
+
+/** The scores a Selection's ranking shows for each tool (catalogueScorer.ts's Scores). */
+export interface RankedScores {
+  readonly fused: ArrayLike<number>;
+  readonly cosine?: ArrayLike<number>;
+  /** Where `cosine` holds a value. */
+  readonly hasCosine?: ArrayLike<number>;
+  readonly lexical?: ArrayLike<number>;
+}
+
+/** The Selection's ranking: every ranked tool with its scores, best first (`names` in catalogue order). */
+export function rankingOf(names: readonly string[], ranked: readonly number[], scores: RankedScores): Selection['ranking'] {
+  const { fused, cosine, hasCosine, lexical } = scores;
+  const out = new Array<Selection['ranking'][number]>(ranked.length);
+  for (let r = 0; r < ranked.length; r++) {
+    const i = ranked[r]!;
+    // Built in one shape per case, in the key order a spread of the optional scores would give.
+    const withCosine = hasCosine?.[i] ? cosine![i]! : undefined;
+    if (withCosine !== undefined && lexical) out[r] = { name: names[i]!, score: fused[i]!, cosine: withCosine, lexical: lexical[i]! };
+    else if (withCosine !== undefined) out[r] = { name: names[i]!, score: fused[i]!, cosine: withCosine };
+    else if (lexical) out[r] = { name: names[i]!, score: fused[i]!, lexical: lexical[i]! };
+    else out[r] = { name: names[i]!, score: fused[i]! };
+  }
+  return out;
 }

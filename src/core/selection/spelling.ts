@@ -27,6 +27,14 @@ export interface SpellingFix {
   readonly to: string;
 }
 
+/** The word lists spelling tolerance reads prompts against (selectionEngine.ts loads them). */
+export interface SpellingWords {
+  /** An English dictionary, word → rank (0 the most common): known, and suggested after the catalogue's words. */
+  readonly dictionary: ReadonlyMap<string, number>;
+  /** Words left as written but never suggested: the embedding model's own vocabulary. */
+  readonly known: ReadonlySet<string>;
+}
+
 export interface Corrected {
   /** The text with each fixed word replaced (the original's other characters kept as they were). */
   readonly text: string;

@@ -5,12 +5,12 @@ import { StickyWindow } from './stickyTools';
 import type { ToolIndex } from './toolIndex';
 import { ToolReadings, type ToolReading } from './toolReadings';
 import { headThenServer } from './serverAware';
-import { catalogueWords, SpellingCorrector, type SpellingFix } from './spelling';
+import { catalogueWords, SpellingCorrector, type SpellingFix, type SpellingWords } from './spelling';
 import { KIND_LABELS, type GeneralNeeds } from './generalNeeds';
 import { offerTool, type Offer } from '../policy/callPolicy';
 import { CatalogueScorer, type LexicalScorer, type ScoreResult, type Scores, type UsageHints } from './catalogueScorer';
 import type { Companion } from './companions';
-import { nearMissesOf } from './nearMisses';
+import { nearMissesOf, rankingOf } from './nearMisses';
 import { stepPicks } from './steps';
 import { PAGE_ROLE_LABELS } from './pageRoles';
 import { RANKING_LIMIT, topIndices } from './rankMath';
@@ -65,13 +65,6 @@ export interface SelectorDeps {
   readonly needs?: GeneralNeeds;
   /** Words for spelling tolerance (spelling.ts); without them the prompt is read as typed. */
   readonly spelling?: SpellingWords;
-}
-
-export interface SpellingWords {
-  /** An English dictionary, word → rank (0 the most common): known, and suggested after the catalogue's words. */
-  readonly dictionary: ReadonlyMap<string, number>;
-  /** Words left as written but never suggested: the embedding model's own vocabulary. */
-  readonly known: ReadonlySet<string>;
 }
 
 export interface SelectionRequest {
@@ -255,7 +248,7 @@ export class ToolSelector {
     this.filter(run, scores);
 
     const tools = time('cap', () => this.capInTiers(cat, draft));
-    const ranking = scores ? rankingOf(cat, ranked, scores) : [];
+    const ranking = scores ? rankingOf(cat.names, ranked, scores) : [];
     const nearMisses = scores && count ? time('nearMisses', () => this.nearMisses(cat, ranked, scores, count, tools, draft, run.exclude)) : [];
     let selectedTokens = 0;
     for (const t of tools) selectedTokens += cat.tokens[cat.byName.get(t.name)!]!;
@@ -491,20 +484,4 @@ export class ToolSelector {
 /** A step or clause short enough for a reason line. */
 function shorten(text: string): string {
   return text.length > 60 ? `${text.slice(0, 59)}…` : text;
-}
-
-/** The Selection's ranking: every ranked tool with its scores, best first. */
-function rankingOf(cat: Catalogue, ranked: readonly number[], scores: Scores): Selection['ranking'] {
-  const { fused, cosine, hasCosine, lexical } = scores;
-  const out = new Array<Selection['ranking'][number]>(ranked.length);
-  for (let r = 0; r < ranked.length; r++) {
-    const i = ranked[r]!;
-    // Built in one shape per case, in the key order a spread of the optional scores would give.
-    const withCosine = hasCosine?.[i] ? cosine![i]! : undefined;
-    if (withCosine !== undefined && lexical) out[r] = { name: cat.names[i]!, score: fused[i]!, cosine: withCosine, lexical: lexical[i]! };
-    else if (withCosine !== undefined) out[r] = { name: cat.names[i]!, score: fused[i]!, cosine: withCosine };
-    else if (lexical) out[r] = { name: cat.names[i]!, score: fused[i]!, lexical: lexical[i]! };
-    else out[r] = { name: cat.names[i]!, score: fused[i]! };
-  }
-  return out;
 }
