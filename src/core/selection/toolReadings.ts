@@ -56,8 +56,6 @@ export interface SavedToolReadings {
 export class ToolReadings {
   private kept = new Map<string, ToolReading>();
   private readerDigest: string | undefined;
-  /** Readings of the last catalogue that were new (not kept, not loaded): something worth saving. */
-  private fresh = 0;
 
   /**
    * @param needs the needs model whose kinds are read, with a digest of its file
@@ -86,14 +84,8 @@ export class ToolReadings {
       return reading;
     });
     this.kept = next;
-    this.fresh = fresh;
     if (fresh > 0) this.onFresh?.();
     return out;
-  }
-
-  /** Whether the last catalogue read any tool anew (so saving would store something new). */
-  get changed(): boolean {
-    return this.fresh > 0;
   }
 
   /** The kept readings in their saved form. */

@@ -32,15 +32,16 @@ describe('ToolReadings', () => {
   });
 
   it('reads again only new or changed tools', () => {
-    const store = new ToolReadings({ model: needs, digest: 'd' });
+    let fresh = 0;
+    const store = new ToolReadings({ model: needs, digest: 'd' }, () => fresh++);
     const first = store.read(TOOLS);
-    assert.equal(store.changed, true);
+    assert.equal(fresh, 1, 'a first catalogue reads its tools anew');
     const again = store.read(TOOLS.map((t) => ({ ...t })));
-    assert.equal(store.changed, false);
+    assert.equal(fresh, 1, 'the same tools again read nothing anew');
     again.forEach((r, i) => assert.equal(r, first[i], 'the same content gives the reading kept'));
     const edited = TOOLS.map((t, i) => (i === 1 ? { ...t, description: 'Open a web page at an address and wait for it to load' } : t));
     const third = store.read(edited);
-    assert.equal(store.changed, true);
+    assert.equal(fresh, 2, 'a changed tool is read anew');
     assert.equal(third[0], first[0]);
     assert.notEqual(third[1], first[1]);
     assert.deepEqual(third[1], readNow(edited[1]!));
@@ -59,10 +60,11 @@ describe('ToolReadings', () => {
     const first = new ToolReadings({ model: needs, digest: 'd' });
     first.read(TOOLS);
     const saved = JSON.parse(JSON.stringify(first.save())) as unknown;
-    const later = new ToolReadings({ model: needs, digest: 'd' });
+    let fresh = 0;
+    const later = new ToolReadings({ model: needs, digest: 'd' }, () => fresh++);
     assert.deepEqual(later.load(saved), { taken: TOOLS.length });
     const readings = later.read(TOOLS);
-    assert.equal(later.changed, false);
+    assert.equal(fresh, 0, 'nothing read anew');
     TOOLS.forEach((tool, i) => assert.deepEqual(readings[i], readNow(tool)));
   });
 
