@@ -48,6 +48,8 @@ export interface TurnRecord {
 
 export class RouterParticipant implements vscode.Disposable {
   private turnCounter = 0;
+  /** Tools the user allowed to run without asking until the window closes ("Run, and allow it this session"). */
+  private readonly allowedThisSession = new Set<string>();
   private readonly turnFinished = new vscode.EventEmitter<TurnRecord>();
   /** Every turn's selection, calls, tokens and warnings: the panel subscribes to this stream. */
   readonly onDidFinishTurn = this.turnFinished.event;
@@ -105,8 +107,8 @@ export class RouterParticipant implements vscode.Disposable {
       cap: this.config.get('selection.cap'),
       signal: controller.signal,
       policy,
-      isDestructive: (name) => router.getTool(name)?.annotations.destructiveHint === true,
       confirm: (call) => this.askToRun(call),
+      hintsOf: (name) => router.getTool(name)?.annotations,
       search: this.turnSearch(policy),
       events: {
         onProgress: (m) => stream.progress(m),
@@ -162,7 +164,7 @@ export class RouterParticipant implements vscode.Disposable {
       const tool = this.service.router.getTool(name);
       if (!tool) return [];
       const description = short ? firstSentence(tool.description, SHORT_DESCRIPTION_CHARS) : tool.description;
-      return [{ name: tool.name, description, inputSchema: tool.inputSchema }];
+      return [{ name: tool.name, description, inputSchema: tool.inputSchema, annotations: tool.annotations }];
     });
   }
 
@@ -183,24 +185,34 @@ export class RouterParticipant implements vscode.Disposable {
   }
 
   /**
-   * Asks before a destructive call, with a modal question naming the tool, its server and its arguments.
-   * Modal, because it can be awaited inside the running request: chat buttons run a command only after
-   * the response, and a chat confirmation part answers in a new request, so the turn could not go on.
+   * Asks before a call that needs a yes, with a modal question naming the tool, its server and its
+   * arguments. Modal, because it can be awaited inside the running request: chat buttons run a command
+   * only after the response, and a chat confirmation part answers in a new request, so the turn could not
+   * go on. As in agent mode, a tool can be allowed for the rest of the window's session.
    */
   private async askToRun(call: CallConfirmation): Promise<ConfirmAnswer> {
+    if (this.allowedThisSession.has(call.tool)) return { answer: 'yes' };
     const tool = this.service.router.getTool(call.tool);
+    // A name no server lists cannot run, so nobody is asked about it; the model is told why.
+    if (!tool) return { answer: 'failed', reason: vscode.l10n.t('no server lists a tool of that name') };
     const run = vscode.l10n.t('Run');
+    const allow = vscode.l10n.t('Run, and allow it this session');
     const dontRun = vscode.l10n.t("Don't run");
+    const question = call.markedDestructive
+      ? vscode.l10n.t('@router wants to run {0}, which its server marks as destructive. Run it?', call.tool)
+      : vscode.l10n.t('@router wants to run {0}, which its server does not mark as read-only. Run it?', call.tool);
     const answer = await vscode.window.showWarningMessage(
-      vscode.l10n.t('@router wants to run {0}, which its server marks as destructive. Run it?', call.tool),
+      question,
       {
         modal: true,
-        detail: vscode.l10n.t('Server: {0}\n\nArguments:\n{1}', tool?.server ?? '?', argumentsForConfirmation(call.args)),
+        detail: vscode.l10n.t('Server: {0}\n\nArguments:\n{1}', tool.server, argumentsForConfirmation(call.args)),
       },
       run,
+      allow,
       dontRun,
     );
-    return answer === run ? { answer: 'yes' } : { answer: 'no' };
+    if (answer === allow) this.allowedThisSession.add(call.tool);
+    return answer === run || answer === allow ? { answer: 'yes' } : { answer: 'no' };
   }
 }
 

@@ -5,7 +5,13 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { FILESYSTEM, MEMORY, REPO_ROOT, tempDir } from './serverHarness';
+import { definitions, FILESYSTEM, MEMORY, REPO_ROOT, TEST_BACKOFF_MS, tempDir } from './serverHarness';
+import { ToolRouter } from '../../src/core/router/toolRouter';
+import { runChatTurn, type CallConfirmation, type ChatToolDefinition } from '../../src/core/chat/chatTurn';
+import { CostMonitor } from '../../src/core/guards/costMonitor';
+import { LoopDetector } from '../../src/core/guards/loopDetector';
+import type { Selection } from '../../src/core/selection/selectionTypes';
+import { ScriptedFakeModel } from '../unit/chat/scriptedFakes';
 
 /**
  * Routing a server through the router widens nothing and runs nothing unasked, shown with the real
@@ -168,5 +174,64 @@ describe('the gateway refuses a destructive call for a client that cannot be ask
     } finally {
       await allowed.close();
     }
+  });
+});
+
+describe('@router asks before what its servers do not mark safe (real servers, a FAKE scripted model)', function () {
+  this.timeout(120_000);
+  const FORMS = path.join(REPO_ROOT, 'test/fixtures/servers/formsServer.mjs');
+  let router: ToolRouter;
+  let dir: string;
+
+  before(async () => {
+    dir = tempDir('router-asks');
+    router = new ToolRouter({ backoffMs: TEST_BACKOFF_MS });
+    await router.applyConfig(await definitions({ servers: { memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: path.join(dir, 'memory.jsonl') } }, forms: { command: process.execPath, args: [FORMS] } } }));
+    for (const name of ['memory_create_entities', 'forms_order_pizza']) assert.ok(await router.waitForTool(name, 30_000), `${name} is listed`);
+  });
+
+  after(async () => {
+    await router.dispose();
+  });
+
+  /** One turn as the participant wires it: the definitions and hints come from the router. */
+  async function turn(calls: Array<{ name: string; input: object }>, answers: boolean[]): Promise<{ asked: CallConfirmation[]; ran: string[] }> {
+    const names = calls.map((c) => c.name);
+    const tools: ChatToolDefinition[] = names.map((n) => router.getTool(n)!).map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations }));
+    const selection = { tools: names.map((name) => ({ name, stages: ['embedding'], tier: 2, reason: 'test' })) } as unknown as Selection;
+    const asked: CallConfirmation[] = [];
+    const result = await runChatTurn({
+      prompt: 'do the things',
+      history: [],
+      selection,
+      tools,
+      model: new ScriptedFakeModel([{ text: '', toolCalls: calls.map((c, i) => ({ callId: `c${i}`, name: c.name, input: c.input })) }, { text: 'done', toolCalls: [] }]),
+      router,
+      loops: new LoopDetector(),
+      cost: new CostMonitor({}),
+      turn: 1,
+      confirm: async (c) => {
+        asked.push(c);
+        return answers.shift() ? { answer: 'yes' } : { answer: 'no' };
+      },
+      hintsOf: (name) => router.getTool(name)?.annotations,
+    });
+    return { asked, ran: result.calls.filter((c) => c.envelope.ok).map((c) => c.call.name) };
+  }
+
+  it('runs read-only and additive tools unasked, and asks before destructive and unannotated ones', async () => {
+    const { asked, ran } = await turn(
+      [
+        { name: 'memory_create_entities', input: { entities: [{ name: 'Ana', entityType: 'person', observations: [] }] } },
+        { name: 'memory_read_graph', input: {} },
+        { name: 'forms_order_pizza', input: { size: 'large', slices: 8 } },
+        { name: 'memory_delete_entities', input: { entityNames: ['Ana'] } },
+      ],
+      [true, false],
+    );
+    assert.deepEqual(asked.map((a) => [a.tool, a.markedDestructive]), [['forms_order_pizza', false], ['memory_delete_entities', true]]);
+    assert.deepEqual(ran, ['memory_create_entities', 'memory_read_graph', 'forms_order_pizza']);
+    const graph = await router.call('memory_read_graph', {});
+    assert.ok(graph.ok && JSON.stringify(graph.content).includes('Ana'), 'the declined delete never reached the server');
   });
 });

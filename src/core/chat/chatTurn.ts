@@ -4,7 +4,7 @@ import { HallucinationGuardTurn } from '../guards/hallucinationGuard';
 import { loopDetectedEnvelope, resultFactsFor, type LoopDetector } from '../guards/loopDetector';
 import type { Selection } from '../selection/selectionTypes';
 import { DEFAULT_CAP } from '../selection/toolSelector';
-import { DEFAULT_CALL_POLICY, decideCall, offerNote, offerTool, type CallPolicy } from '../policy/callPolicy';
+import { DEFAULT_CALL_POLICY, decideCall, isDestructive, offerNote, offerTool, type CallPolicy, type PolicyTool } from '../policy/callPolicy';
 import { unconfirmedMessage, type ConfirmAnswer } from '../policy/confirmation';
 import { AnswerStream } from './answerStream';
 import { OfferedTools } from './offeredTools';
@@ -16,8 +16,8 @@ import { describeError } from '../errors/describeError';
  * One chat turn: the model sees only the selected tools; each tool call goes through the loop detector
  * and the router; results are fed back, up to `maxSteps`; an answer that claims an action without any
  * tool call is retried once with tools required; every token is charged to the cost window, and a
- * paused window answers without calling the model. A call to a destructive tool asks the user first
- * (policy `confirm`, through the {@link ConfirmCall} seam). With a {@link TurnSearch}, the model is also
+ * paused window answers without calling the model. A call to a tool not marked read-only or
+ * non-destructive asks the user first (policy `confirm`, through the {@link ConfirmCall} seam). With a {@link TurnSearch}, the model is also
  * offered {@link FIND_TOOLS_NAME} at every step, and the tools it finds are offered from the next step on.
  * The VS Code participant adapts its API to {@link ChatModel}; tests drive the same code with a scripted model.
  */
@@ -26,6 +26,8 @@ export interface ChatToolDefinition {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: unknown;
+  /** The server's hints, which decide whether a call asks first; never sent to the model. */
+  readonly annotations?: PolicyTool['annotations'];
 }
 
 export interface ChatToolCall {
@@ -79,16 +81,18 @@ export interface TurnCall {
   readonly call: ChatToolCall;
   readonly envelope: CallEnvelope;
   /**
-   * For a destructive tool: `confirmed` or `declined` by the user, `unanswered` when the question timed out
+   * For a tool that asks first: `confirmed` or `declined` by the user, `unanswered` when the question timed out
    * or failed, or `refused` by the policy (`never`, or nobody could be asked). Absent when no question was needed.
    */
   readonly confirmation?: 'confirmed' | 'declined' | 'unanswered' | 'refused';
 }
 
-/** What the user is asked before a destructive call runs. */
+/** What the user is asked before a call runs: the tool, its arguments, and whether its server marks it destructive. */
 export interface CallConfirmation {
   readonly tool: string;
   readonly args: unknown;
+  /** False for a tool its server marks neither read-only nor non-destructive. */
+  readonly markedDestructive: boolean;
 }
 
 /**
@@ -175,12 +179,17 @@ export interface ChatTurnOptions {
   /** Which calls run, ask or are refused (default: `confirm`, nothing allow-listed). */
   readonly policy?: CallPolicy;
   /**
-   * Whether a tool is marked destructive; by default, what the selection (its `confirm` mark) and the
-   * search hits (their annotations) say. The participant asks the router, which knows every tool.
+   * Asks the user before a call the policy says asks: a tool marked destructive, or one marked neither
+   * read-only nor non-destructive (the router runs the model here, so nothing else checks). Whether a
+   * tool asks is read from its definition's annotations; a tool without a definition this turn asks.
+   * Without `confirm`, such calls are not run.
    */
-  readonly isDestructive?: (name: string) => boolean;
-  /** Asks the user before a destructive call under `confirm`; without it such calls are not run. */
   readonly confirm?: ConfirmCall;
+  /**
+   * The hints of any tool by name, offered this turn or not (the participant asks the router). Without
+   * it, the definitions offered this turn; a tool known to neither asks.
+   */
+  readonly hintsOf?: (name: string) => PolicyTool['annotations'];
   /** Offers the search tool at every step; found tools join the offered set. */
   readonly search?: TurnSearch;
   /** The selection cap: found tools never make the offered set larger (default DEFAULT_CAP). */
@@ -209,8 +218,8 @@ class ChatTurn {
   private readonly guard = new HallucinationGuardTurn();
   private readonly messages: ChatMessage[];
   private readonly offered: OfferedTools<ChatToolDefinition>;
-  /** Found tools whose hits say they are destructive (for the default isDestructive). */
-  private readonly destructiveFound = new Set<string>();
+  /** The hints of every tool defined this turn, found ones included (a replaced tool keeps its hints). */
+  private readonly hints = new Map<string, PolicyTool['annotations']>();
   private readonly gate: (call: ChatToolCall) => Promise<GateVerdict>;
   private definitions: SentDefinitions | undefined;
   private toolMode: 'auto' | 'required' = 'auto';
@@ -220,7 +229,8 @@ class ChatTurn {
     this.stream = events?.onText ? new AnswerStream((text) => events.onText!(text)) : undefined;
     this.messages = [...truncateHistory(options.history), { role: 'user', text: options.prompt }];
     this.offered = new OfferedTools(options.tools, options.selection, options.cap ?? DEFAULT_CAP);
-    this.gate = callGate(options, this.destructiveFound);
+    for (const t of options.tools) this.hints.set(t.name, t.annotations);
+    this.gate = callGate(options, this.hints);
   }
 
   async run(): Promise<TurnResult> {
@@ -318,7 +328,7 @@ class ChatTurn {
       if (options.search && call.name === FIND_TOOLS_NAME) {
         // A search is no action: it is not a call of the turn, so the claimed-action guard still applies.
         options.events?.onProgress?.('Searching for tools…');
-        resultText = await findTools(call.input, { search: options.search, step, offered: this.offered, found: this.found, destructiveFound: this.destructiveFound, policy: options.policy ?? DEFAULT_CALL_POLICY, canAsk: options.confirm !== undefined, ...(options.signal ? { signal: options.signal } : {}) });
+        resultText = await findTools(call.input, { search: options.search, step, offered: this.offered, found: this.found, hints: this.hints, policy: options.policy ?? DEFAULT_CALL_POLICY, canAsk: options.confirm !== undefined, ...(options.signal ? { signal: options.signal } : {}) });
       } else {
         resultText = await this.runCall(call);
       }
@@ -388,19 +398,18 @@ class ChatTurn {
 type GateVerdict = { readonly run: true; readonly confirmation?: 'confirmed' } | { readonly run: false; readonly confirmation: 'declined' | 'unanswered' | 'refused'; readonly message: string };
 
 /** Carries out the call policy (callPolicy.ts) for one call; under `ask` it asks the user through `confirm`. */
-function callGate(options: ChatTurnOptions, destructiveFound: ReadonlySet<string>): (call: ChatToolCall) => Promise<GateVerdict> {
+function callGate(options: ChatTurnOptions, hints: ReadonlyMap<string, PolicyTool['annotations']>): (call: ChatToolCall) => Promise<GateVerdict> {
   const policy = options.policy ?? DEFAULT_CALL_POLICY;
-  const marked = new Set(options.selection.tools.filter((t) => t.confirm).map((t) => t.name));
-  const isDestructive = options.isDestructive ?? ((name: string) => marked.has(name) || destructiveFound.has(name));
   return async (call) => {
-    const decision = decideCall(policy, { name: call.name, annotations: { destructiveHint: isDestructive(call.name) } }, { canAsk: options.confirm !== undefined });
+    const tool = { name: call.name, annotations: options.hintsOf?.(call.name) ?? hints.get(call.name) };
+    const decision = decideCall(policy, tool, { canAsk: options.confirm !== undefined, asksForUnmarked: true });
     if (decision.verdict === 'run') return { run: true };
     if (decision.verdict === 'refuse') return { run: false, confirmation: 'refused', message: decision.message };
     let answer: ConfirmAnswer;
     try {
-      answer = await options.confirm!({ tool: call.name, args: call.input }, options.signal);
+      answer = await options.confirm!({ tool: call.name, args: call.input, markedDestructive: isDestructive(tool) }, options.signal);
     } catch (error) {
-      // Nothing destructive runs unapproved; the model is told the question failed, not that the user said no.
+      // Nothing that asks runs unapproved; the model is told the question failed, not that the user said no.
       answer = { answer: 'failed', reason: describeError(error) };
     }
     // A request cancelled while the question was open does not go on with the call.
@@ -416,7 +425,7 @@ function callGate(options: ChatTurnOptions, destructiveFound: ReadonlySet<string
  */
 async function findTools(
   input: unknown,
-  context: { search: TurnSearch; step: number; offered: OfferedTools<ChatToolDefinition>; found: FoundTool[]; destructiveFound: Set<string>; policy: CallPolicy; canAsk: boolean; signal?: AbortSignal },
+  context: { search: TurnSearch; step: number; offered: OfferedTools<ChatToolDefinition>; found: FoundTool[]; hints: Map<string, PolicyTool['annotations']>; policy: CallPolicy; canAsk: boolean; signal?: AbortSignal },
 ): Promise<string> {
   const raw = typeof input === 'string' ? parseJsonObject(input) : input;
   const query = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)['query'] : undefined;
@@ -429,9 +438,8 @@ async function findTools(
   }
   const tools: Array<Record<string, unknown>> = [];
   for (const hit of hits) {
-    const destructive = hit.annotations?.destructiveHint === true;
     // What selection would not offer, a search must not bring back.
-    const offer = offerTool(context.policy, hit, { canAsk: context.canAsk });
+    const offer = offerTool(context.policy, hit, { canAsk: context.canAsk, asksForUnmarked: true });
     if (!offer.offered) continue;
     const note = offerNote(offer);
     const already = context.offered.has(hit.name);
@@ -443,10 +451,10 @@ async function findTools(
       if (!definition) continue;
       const added = context.offered.add(definition);
       context.found.push({ name: hit.name, query: query.trim(), step: context.step, offered: added.offered, ...(added.replaced ? { replaced: added.replaced } : {}) });
-      if (destructive) context.destructiveFound.add(hit.name);
+      context.hints.set(hit.name, definition.annotations);
       status = added.offered ? 'offered from your next step' : 'not offered: the tool limit is reached';
     }
-    tools.push({ name: hit.name, server: hit.server, description: shorten(hit.description, FOUND_DESCRIPTION_CHARS), ...(note ? { destructive: note } : {}), status });
+    tools.push({ name: hit.name, server: hit.server, description: shorten(hit.description, FOUND_DESCRIPTION_CHARS), ...(note ? { confirm: note } : {}), status });
   }
   const next = tools.length === 0 ? 'No tools matched; try other words, or answer with what you have.' : 'Call the tool you need directly, by its name, at your next step.';
   return JSON.stringify({ query: query.trim(), tools, next });

@@ -14,7 +14,8 @@
  * - `never`: never offered and never run, whoever asks (a `#` pin or Call Tool included): the user chose
  *   the strictest setting, and a pin is often written by a prompt file rather than by the person now.
  * - `always`: offered, and run without asking.
- * Tools on the allow list run without asking under `confirm` and `never`.
+ * Tools on the allow list run without asking under `confirm` and `never`. In `@router`, tools marked
+ * neither read-only nor non-destructive ask under `confirm` and `never` too ({@link CallAudience}).
  */
 export type DestructivePolicy = 'confirm' | 'never' | 'always';
 
@@ -63,12 +64,23 @@ export const DEFAULT_CALL_POLICY: CallPolicy = callPolicy();
 /** What the policy needs of a tool. */
 export interface PolicyTool {
   readonly name: string;
-  readonly annotations?: { readonly destructiveHint?: boolean } | undefined;
+  readonly annotations?: { readonly destructiveHint?: boolean; readonly readOnlyHint?: boolean } | undefined;
 }
 
-/** Only an explicit `destructiveHint: true` counts: unannotated tools would otherwise all ask. */
+/**
+ * Marked destructive: only an explicit `destructiveHint: true` counts here, because this mark also hides
+ * tools under `never` and refuses them to clients that cannot be asked; see {@link isUnmarked}.
+ */
 export function isDestructive(tool: PolicyTool): boolean {
   return tool.annotations?.destructiveHint === true;
+}
+
+/**
+ * Not marked destructive, but not marked safe either: neither `readOnlyHint: true` nor
+ * `destructiveHint: false`. The MCP spec reads such a tool as one that may destroy.
+ */
+export function isUnmarked(tool: PolicyTool): boolean {
+  return !isDestructive(tool) && tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint !== false;
 }
 
 /** Who is calling, as far as the policy cares. */
@@ -80,6 +92,12 @@ export interface CallAudience {
    * question): that is their confirmation, so `confirm` runs it without asking again.
    */
   readonly confirmedByPerson?: boolean;
+  /**
+   * The router runs the model itself (`@router`), so nothing else checks a call before it runs: unmarked
+   * tools ask too, as VS Code's agent mode asks before every tool not marked read-only. A gateway client
+   * sees the server's own hints and asks by its own rules, so there only marked tools ask.
+   */
+  readonly asksForUnmarked?: boolean;
 }
 
 export type Offer = { readonly offered: true; readonly asks: boolean } | { readonly offered: false; readonly reason: string };
@@ -93,13 +111,18 @@ function allowListed(policy: CallPolicy, tool: PolicyTool): boolean {
   return policy.allowedDestructiveTools.includes(tool.name);
 }
 
-/** Whether a call runs, asks a person first, or is refused. */
+/**
+ * Whether a call runs, asks a person first, or is refused. Under `never`, an unmarked tool asks rather
+ * than being hidden: `never` is about tools their server says destroy, and most servers mark nothing.
+ */
 export function decideCall(policy: CallPolicy, tool: PolicyTool, audience: CallAudience): CallVerdict {
-  if (!isDestructive(tool) || policy.destructiveTools === 'always' || allowListed(policy, tool)) return { verdict: 'run' };
-  if (policy.destructiveTools === 'never') return { verdict: 'refuse', why: 'never', message: refusedByNeverMessage(policy, tool.name) };
+  if (policy.destructiveTools === 'always' || allowListed(policy, tool)) return { verdict: 'run' };
+  const marked = isDestructive(tool);
+  if (!marked && !(audience.asksForUnmarked === true && isUnmarked(tool))) return { verdict: 'run' };
+  if (marked && policy.destructiveTools === 'never') return { verdict: 'refuse', why: 'never', message: refusedByNeverMessage(policy, tool.name) };
   if (audience.confirmedByPerson) return { verdict: 'run' };
   if (audience.canAsk) return { verdict: 'ask' };
-  return { verdict: 'refuse', why: 'cannot-ask', message: cannotAskMessage(policy, tool.name) };
+  return { verdict: 'refuse', why: 'cannot-ask', message: cannotAskMessage(policy, tool.name, marked) };
 }
 
 /**
@@ -108,7 +131,7 @@ export function decideCall(policy: CallPolicy, tool: PolicyTool, audience: CallA
  */
 export function offerTool(policy: CallPolicy, tool: PolicyTool, audience: CallAudience): Offer {
   const verdict = decideCall(policy, tool, audience);
-  if (verdict.verdict === 'refuse') return { offered: false, reason: verdict.why === 'never' ? `marked destructive, and the policy is "never"; to offer it, ${allowHint(policy, tool.name)}` : `marked destructive, and nobody can be asked to confirm it here; to run it, ${allowHint(policy, tool.name)}` };
+  if (verdict.verdict === 'refuse') return { offered: false, reason: verdict.why === 'never' ? `marked destructive, and the policy is "never"; to offer it, ${allowHint(policy, tool.name)}` : `${markText(isDestructive(tool))}, and nobody can be asked to confirm it here; to run it, ${allowHint(policy, tool.name)}` };
   return { offered: true, asks: verdict.verdict === 'ask' };
 }
 
@@ -125,8 +148,13 @@ function refusedByNeverMessage(policy: CallPolicy, tool: string): string {
   return `"${tool}" is marked destructive and the destructive-tools policy is "never", so the router did not run it. Tell the user; to allow it, ${allowHint(policy, tool)}.`;
 }
 
-function cannotAskMessage(policy: CallPolicy, tool: string): string {
-  return `"${tool}" is marked destructive and the destructive-tools policy is "confirm", but this client cannot ask the user (it does not support elicitation), so the router did not run it. Tell the user; to allow it, ${allowHint(policy, tool)}.`;
+/** How a tool that asks is described: marked destructive, or marked neither read-only nor additive. */
+export function markText(marked: boolean): string {
+  return marked ? 'marked destructive' : 'not marked read-only or non-destructive by its server';
+}
+
+function cannotAskMessage(policy: CallPolicy, tool: string, marked: boolean): string {
+  return `"${tool}" is ${markText(marked)} and the destructive-tools policy is "confirm", but this client cannot ask the user (it does not support elicitation), so the router did not run it. Tell the user; to allow it, ${allowHint(policy, tool)}.`;
 }
 
 /** What the model is told when the user says no. */

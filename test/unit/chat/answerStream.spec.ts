@@ -39,7 +39,7 @@ describe('AnswerStream', () => {
   });
 });
 
-const TOOLS: ChatToolDefinition[] = [{ name: 'mail_send', description: 'Send an email', inputSchema: { type: 'object', properties: { to: { type: 'string' } } } }];
+const TOOLS: ChatToolDefinition[] = [{ name: 'mail_send', description: 'Send an email', inputSchema: { type: 'object', properties: { to: { type: 'string' } } }, annotations: { destructiveHint: false } }];
 const SELECTION = { tools: TOOLS.map((t) => ({ name: t.name, stages: ['embedding'], tier: 2, reason: 'test' })) } as unknown as Selection;
 
 describe('runChatTurn streaming (with a FAKE scripted model)', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { argumentsForConfirmation, confirmationMarkdown, MAX_CONFIRMATION_ARGUMENT_CHARS, type ConfirmAnswer } from '../../../src/core/policy/confirmation';
 import { callPolicy, type DestructivePolicy } from '../../../src/core/policy/callPolicy';
-import { runChatTurn, type CallConfirmation, type ChatToolDefinition } from '../../../src/core/chat/chatTurn';
+import { runChatTurn, type CallConfirmation, type ChatToolDefinition, type ChatTurnOptions } from '../../../src/core/chat/chatTurn';
 import { CostMonitor } from '../../../src/core/guards/costMonitor';
 import { LoopDetector } from '../../../src/core/guards/loopDetector';
 import type { Selection } from '../../../src/core/selection/selectionTypes';
@@ -10,9 +10,11 @@ import { lastToolResult, ScriptedFakeModel, TableFakeRouter } from './scriptedFa
 /** Destructive calls in `@router`: asked through the turn's confirm seam, answered here from a script. */
 
 const TOOLS: ChatToolDefinition[] = [
-  { name: 'files_read_file', description: 'Read a file', inputSchema: { type: 'object' } },
-  { name: 'files_delete_file', description: 'Delete a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } },
+  { name: 'files_read_file', description: 'Read a file', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
+  { name: 'files_delete_file', description: 'Delete a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } } }, annotations: { destructiveHint: true } },
 ];
+/** What the router knows of every tool, offered or not (the participant's hintsOf). */
+const ROUTER_HINTS = new Map(TOOLS.map((t) => [t.name, t.annotations]));
 /** As the selector makes it under `confirm`: the destructive tool is offered and marked. */
 const SELECTION = {
   tools: [
@@ -36,12 +38,12 @@ function scriptedUser(...answers: boolean[]): { asked: CallConfirmation[]; confi
   };
 }
 
-function turn(model: ScriptedFakeModel, router: TableFakeRouter, extra: { policy?: DestructivePolicy; allowed?: string[]; confirm?: (c: CallConfirmation) => Promise<ConfirmAnswer>; selection?: Selection; isDestructive?: (name: string) => boolean } = {}) {
+function turn(model: ScriptedFakeModel, router: TableFakeRouter, extra: { policy?: DestructivePolicy; allowed?: string[]; confirm?: (c: CallConfirmation) => Promise<ConfirmAnswer>; selection?: Selection; tools?: ChatToolDefinition[]; hintsOf?: ChatTurnOptions['hintsOf'] } = {}) {
   return runChatTurn({
     prompt: 'delete notes.md',
     history: [],
     selection: extra.selection ?? SELECTION,
-    tools: TOOLS.filter((t) => (extra.selection ?? SELECTION).tools.some((s) => s.name === t.name)),
+    tools: (extra.tools ?? TOOLS).filter((t) => (extra.selection ?? SELECTION).tools.some((s) => s.name === t.name)),
     model,
     router,
     loops: new LoopDetector(),
@@ -49,7 +51,7 @@ function turn(model: ScriptedFakeModel, router: TableFakeRouter, extra: { policy
     turn: 1,
     ...(extra.policy || extra.allowed ? { policy: callPolicy(extra.policy, extra.allowed) } : {}),
     ...(extra.confirm ? { confirm: extra.confirm } : {}),
-    ...(extra.isDestructive ? { isDestructive: extra.isDestructive } : {}),
+    ...(extra.hintsOf ? { hintsOf: extra.hintsOf } : {}),
   });
 }
 
@@ -59,7 +61,7 @@ describe('@router asks before a destructive call', () => {
     const router = new TableFakeRouter(() => 'deleted notes.md');
     const model = new ScriptedFakeModel([DELETE, (messages) => ({ text: lastToolResult(messages), toolCalls: [] })]);
     const result = await turn(model, router, { confirm: user.confirm });
-    assert.deepEqual(user.asked, [{ tool: 'files_delete_file', args: { path: 'notes.md' } }]);
+    assert.deepEqual(user.asked, [{ tool: 'files_delete_file', args: { path: 'notes.md' }, markedDestructive: true }]);
     assert.deepEqual(router.calls, [{ name: 'files_delete_file', args: { path: 'notes.md' } }]);
     assert.equal(result.answer, 'deleted notes.md');
     assert.equal(result.calls[0]!.confirmation, 'confirmed');
@@ -121,7 +123,7 @@ describe('@router asks before a destructive call', () => {
     const onlyRead = { tools: [SELECTION.tools[0]] } as unknown as Selection;
     const router = new TableFakeRouter(() => 'ok');
     const model = new ScriptedFakeModel([DELETE, (messages) => ({ text: lastToolResult(messages), toolCalls: [] })]);
-    const result = await turn(model, router, { policy: 'never', selection: onlyRead, isDestructive: (name) => name === 'files_delete_file' });
+    const result = await turn(model, router, { policy: 'never', selection: onlyRead, hintsOf: (name) => ROUTER_HINTS.get(name) });
     assert.equal(router.calls.length, 0, 'the server was never called');
     assert.match(result.answer, /policy is "never"/);
     assert.match(result.answer, /toolRouter\.selection\.allowedDestructiveTools/);
@@ -129,7 +131,7 @@ describe('@router asks before a destructive call', () => {
 
     const pinned = { tools: [SELECTION.tools[0], { name: 'files_delete_file', stages: ['required'], tier: 1, reason: 'pinned' }] } as unknown as Selection;
     const again = new ScriptedFakeModel([DELETE, { text: 'done', toolCalls: [] }]);
-    const second = await turn(again, router, { policy: 'never', selection: pinned, isDestructive: (name) => name === 'files_delete_file' });
+    const second = await turn(again, router, { policy: 'never', selection: pinned, hintsOf: (name) => ROUTER_HINTS.get(name) });
     assert.deepEqual(router.calls, [], '"never" holds for a pinned tool too');
     assert.equal(second.calls[0]!.confirmation, 'refused');
   });
@@ -138,7 +140,7 @@ describe('@router asks before a destructive call', () => {
     const onlyRead = { tools: [SELECTION.tools[0]] } as unknown as Selection;
     const user = scriptedUser(false);
     const router = new TableFakeRouter(() => 'ok');
-    await turn(new ScriptedFakeModel([DELETE, { text: 'ok', toolCalls: [] }]), router, { selection: onlyRead, isDestructive: (name) => name === 'files_delete_file', confirm: user.confirm });
+    await turn(new ScriptedFakeModel([DELETE, { text: 'ok', toolCalls: [] }]), router, { selection: onlyRead, hintsOf: (name) => ROUTER_HINTS.get(name), confirm: user.confirm });
     assert.equal(user.asked.length, 1);
     const result = await turn(new ScriptedFakeModel([DELETE, { text: 'ok', toolCalls: [] }]), router);
     assert.equal(result.calls[0]!.confirmation, 'refused');
@@ -162,6 +164,72 @@ describe('@router asks before a destructive call', () => {
     const result = await turn(model, router, { confirm: user.confirm });
     assert.equal(user.asked.length, 3);
     assert.equal(result.warnings.filter((w) => w.kind === 'loop').length, 1);
+  });
+});
+
+/** A server that marks nothing, as many do: the MCP spec reads its tools as ones that may destroy. */
+const UNMARKED: ChatToolDefinition[] = [
+  { name: 'shell_start_process', description: 'Start a shell command', inputSchema: { type: 'object', properties: { command: { type: 'string' } } } },
+  { name: 'notes_add_note', description: 'Add a note', inputSchema: { type: 'object' }, annotations: { readOnlyHint: false, destructiveHint: false } },
+  { name: 'notes_list_notes', description: 'List notes', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
+];
+const UNMARKED_SELECTION = { tools: UNMARKED.map((t) => ({ name: t.name, stages: ['embedding'], tier: 2, reason: 'rank' })) } as unknown as Selection;
+const START = { text: '', toolCalls: [{ callId: 'c1', name: 'shell_start_process', input: { command: 'rm -rf build' } }] };
+const ADD_AND_LIST = { text: '', toolCalls: [{ callId: 'c2', name: 'notes_add_note', input: {} }, { callId: 'c3', name: 'notes_list_notes', input: {} }] };
+
+describe('@router asks before a tool its server does not mark read-only or non-destructive', () => {
+  it('asks before an unannotated tool, saying it is not marked destructive, and runs it on a yes', async () => {
+    const user = scriptedUser(true);
+    const router = new TableFakeRouter(() => 'started');
+    const result = await turn(new ScriptedFakeModel([START, { text: 'done', toolCalls: [] }]), router, { selection: UNMARKED_SELECTION, tools: UNMARKED, confirm: user.confirm });
+    assert.deepEqual(user.asked, [{ tool: 'shell_start_process', args: { command: 'rm -rf build' }, markedDestructive: false }]);
+    assert.deepEqual(router.calls.map((c) => c.name), ['shell_start_process']);
+    assert.equal(result.calls[0]!.confirmation, 'confirmed');
+  });
+
+  it('runs read-only and non-destructive tools without asking', async () => {
+    const user = scriptedUser();
+    const router = new TableFakeRouter(() => 'ok');
+    const result = await turn(new ScriptedFakeModel([ADD_AND_LIST, { text: 'done', toolCalls: [] }]), router, { selection: UNMARKED_SELECTION, tools: UNMARKED, confirm: user.confirm });
+    assert.deepEqual(user.asked, []);
+    assert.deepEqual(router.calls.map((c) => c.name), ['notes_add_note', 'notes_list_notes']);
+    assert.ok(result.calls.every((c) => c.confirmation === undefined));
+  });
+
+  it('without anyone to ask, does not run it, and says why and how to allow it', async () => {
+    const router = new TableFakeRouter(() => 'started');
+    const result = await turn(new ScriptedFakeModel([START, (messages) => ({ text: lastToolResult(messages), toolCalls: [] })]), router, { selection: UNMARKED_SELECTION, tools: UNMARKED });
+    assert.deepEqual(router.calls, []);
+    assert.equal(result.calls[0]!.confirmation, 'refused');
+    assert.match(result.answer, /"shell_start_process" is not marked read-only or non-destructive by its server/);
+    assert.match(result.answer, /add "shell_start_process" to toolRouter\.selection\.allowedDestructiveTools/);
+  });
+
+  it('under "never" still asks (never hides only tools marked destructive); under "always" or allow-listed, runs it', async () => {
+    const user = scriptedUser(false);
+    const router = new TableFakeRouter(() => 'started');
+    await turn(new ScriptedFakeModel([START, { text: 'ok', toolCalls: [] }]), router, { policy: 'never', selection: UNMARKED_SELECTION, tools: UNMARKED, confirm: user.confirm });
+    assert.equal(user.asked.length, 1);
+    assert.deepEqual(router.calls, [], 'declined');
+    for (const extra of [{ policy: 'always' as const }, { allowed: ['shell_start_process'] }]) {
+      const quiet = scriptedUser();
+      await turn(new ScriptedFakeModel([START, { text: 'ok', toolCalls: [] }]), router, { ...extra, selection: UNMARKED_SELECTION, tools: UNMARKED, confirm: quiet.confirm });
+      assert.deepEqual(quiet.asked, []);
+    }
+    assert.equal(router.calls.length, 2);
+  });
+
+  it('asks about a tool whose hints nobody knows, and reads an unoffered tool\'s hints from the router', async () => {
+    const user = scriptedUser(false);
+    const router = new TableFakeRouter(() => 'ok');
+    const onlyList = { tools: [UNMARKED_SELECTION.tools[2]] } as unknown as Selection;
+    const unknown = { text: '', toolCalls: [{ callId: 'c9', name: 'made_up_tool', input: {} }] };
+    await turn(new ScriptedFakeModel([unknown, { text: 'ok', toolCalls: [] }]), router, { selection: onlyList, tools: UNMARKED, confirm: user.confirm });
+    assert.deepEqual(user.asked.map((a) => a.tool), ['made_up_tool']);
+    const hints = new Map(UNMARKED.map((t) => [t.name, t.annotations ?? {}]));
+    const quiet = scriptedUser();
+    await turn(new ScriptedFakeModel([ADD_AND_LIST, { text: 'ok', toolCalls: [] }]), router, { selection: onlyList, tools: UNMARKED, confirm: quiet.confirm, hintsOf: (name) => hints.get(name) });
+    assert.deepEqual(quiet.asked, [], 'notes_add_note was not offered, but the router says it is non-destructive');
   });
 });
 

@@ -6,8 +6,8 @@ import type { Selection } from '../../../src/core/selection/selectionTypes';
 import { ScriptedFakeModel, TableFakeRouter } from './scriptedFakes';
 
 const TOOLS: ChatToolDefinition[] = [
-  { name: 's_search', description: 'Search', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } },
-  { name: 's_send', description: 'Send a message', inputSchema: { type: 'object', properties: { to: { type: 'string' } } } },
+  { name: 's_search', description: 'Search', inputSchema: { type: 'object', properties: { q: { type: 'string' } } }, annotations: { readOnlyHint: true } },
+  { name: 's_send', description: 'Send a message', inputSchema: { type: 'object', properties: { to: { type: 'string' } } }, annotations: { destructiveHint: false } },
 ];
 const SELECTION = { tools: TOOLS.map((t) => ({ name: t.name, stages: ['embedding'], tier: 2, reason: 'test' })) } as unknown as Selection;
 

@@ -21,7 +21,8 @@ import { lastToolResult, ScriptedFakeModel, TableFakeRouter } from './scriptedFa
  * them; only the model (scripted) and the servers (a table) are fakes.
  */
 
-function tool(server: string, name: string, description: string, annotations: RoutedTool['annotations'] = {}): RoutedTool {
+/** Tools are read-only unless given other hints: @router asks before every tool not marked read-only or non-destructive. */
+function tool(server: string, name: string, description: string, annotations: RoutedTool['annotations'] = { readOnlyHint: true }): RoutedTool {
   return {
     name: `${server}_${name}`,
     server,
@@ -41,14 +42,14 @@ const CATALOGUE: RoutedTool[] = [
   tool('files', 'list_directory', 'List the files in a directory.'),
   tool('mail', 'search_messages', 'Search mail messages by sender or subject.'),
   tool('mail', 'read_message', 'Read one mail message.'),
-  tool('calendar', 'create_event', 'Create a calendar event with a title, a start time and attendees.'),
+  tool('calendar', 'create_event', 'Create a calendar event with a title, a start time and attendees.', { readOnlyHint: false, destructiveHint: false }),
   tool('calendar', 'delete_event', 'Delete a calendar event.', { destructiveHint: true }),
 ];
 const byName = new Map(CATALOGUE.map((t) => [t.name, t]));
 const getTool = (name: string): RoutedTool | undefined => byName.get(name);
 const definition = (name: string): ChatToolDefinition | undefined => {
   const t = getTool(name);
-  return t ? { name: t.name, description: t.description, inputSchema: t.inputSchema } : undefined;
+  return t ? { name: t.name, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations } : undefined;
 };
 
 const PROMPT = "Look up what Ana's notes say about the team lunch, and book it for all of us";

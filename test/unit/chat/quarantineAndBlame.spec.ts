@@ -45,8 +45,8 @@ describe('the quarantine filter', () => {
 describe('tool blame through a chat turn (with a FAKE scripted model)', () => {
   it('charges each tool its definition, its arguments and its result', async () => {
     const definitions: ChatToolDefinition[] = [
-      { name: 'notes_search', description: 'Search the notes for a phrase. '.repeat(20), inputSchema: { type: 'object', properties: { q: { type: 'string' } } } },
-      { name: 'notes_read', description: 'Read one note', inputSchema: { type: 'object' } },
+      { name: 'notes_search', description: 'Search the notes for a phrase. '.repeat(20), inputSchema: { type: 'object', properties: { q: { type: 'string' } } }, annotations: { readOnlyHint: true } },
+      { name: 'notes_read', description: 'Read one note', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
     ];
     const selection = { tools: definitions.map((t) => ({ name: t.name, stages: ['embedding'], tier: 2, reason: 'test' })) } as unknown as Selection;
     const cost = new CostMonitor({});

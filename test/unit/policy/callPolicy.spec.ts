@@ -52,6 +52,27 @@ describe('call policy', () => {
     assert.ok(!cannotAsk.offered && /nobody can be asked/.test(cannotAsk.reason));
   });
 
+  it('where the router runs the model (@router), tools marked neither read-only nor non-destructive ask too', () => {
+    const atRouter = { canAsk: true, asksForUnmarked: true };
+    const unmarked = [PLAIN, { name: 'x_run', annotations: { readOnlyHint: false } }, { name: 'x_open', annotations: { openWorldHint: true } }];
+    for (const tool of unmarked) {
+      assert.equal(decideCall(callPolicy('confirm'), tool, atRouter).verdict, 'ask', tool.name);
+      assert.equal(decideCall(callPolicy('never'), tool, atRouter).verdict, 'ask', `${tool.name}: never hides only marked tools`);
+      assert.equal(decideCall(callPolicy('always'), tool, atRouter).verdict, 'run');
+      assert.equal(decideCall(callPolicy('confirm', [tool.name]), tool, atRouter).verdict, 'run');
+      assert.equal(decideCall(callPolicy('confirm'), tool, { ...atRouter, confirmedByPerson: true }).verdict, 'run');
+      // Elsewhere the client sees the server's hints and asks by its own rules.
+      assert.equal(decideCall(callPolicy('confirm'), tool, { canAsk: false }).verdict, 'run');
+    }
+    for (const tool of [READ, { name: 'x_add', annotations: { destructiveHint: false } }]) assert.equal(decideCall(callPolicy('confirm'), tool, atRouter).verdict, 'run', tool.name);
+    const refused = decideCall(callPolicy('confirm'), PLAIN, { canAsk: false, asksForUnmarked: true });
+    assert.ok(refused.verdict === 'refuse' && refused.why === 'cannot-ask');
+    assert.match(refused.verdict === 'refuse' ? refused.message : '', /"memory_create_entities" is not marked read-only or non-destructive by its server/);
+    assert.deepEqual(offerTool(callPolicy('confirm'), PLAIN, atRouter), { offered: true, asks: true });
+    const notOffered = offerTool(callPolicy('confirm'), PLAIN, { canAsk: false, asksForUnmarked: true });
+    assert.ok(!notOffered.offered && /^not marked read-only/.test(notOffered.reason));
+  });
+
   it('speaks in the CLI\'s terms when the CLI asks', () => {
     const verdict = decideCall(callPolicy('confirm', [], CLI_ALLOW_HINTS), DELETE, { canAsk: false });
     assert.ok(verdict.verdict === 'refuse');
