@@ -195,9 +195,10 @@ export class RouterParticipant implements vscode.Disposable {
     const tool = this.service.router.getTool(call.tool);
     // A name no server lists cannot run, so nobody is asked about it; the model is told why.
     if (!tool) return { answer: 'failed', reason: vscode.l10n.t('no server lists a tool of that name') };
-    const run = vscode.l10n.t('Run');
-    const allow = vscode.l10n.t('Run, and allow it this session');
-    const dontRun = vscode.l10n.t("Don't run");
+    const run: vscode.MessageItem = { title: vscode.l10n.t('Run') };
+    const allow: vscode.MessageItem = { title: vscode.l10n.t('Run, and allow it this session') };
+    // The dialog's own close button, so it does not add a "Cancel" beside it.
+    const dontRun: vscode.MessageItem = { title: vscode.l10n.t("Don't run"), isCloseAffordance: true };
     const question = call.markedDestructive
       ? vscode.l10n.t('@router wants to run {0}, which its server marks as destructive. Run it?', call.tool)
       : vscode.l10n.t('@router wants to run {0}, which its server does not mark as read-only. Run it?', call.tool);

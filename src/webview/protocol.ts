@@ -31,7 +31,7 @@ export interface CallView {
   readonly ok: boolean;
   readonly errorType?: string;
   readonly latencyMs: number;
-  /** For a destructive tool: confirmed or declined by the user, unanswered, or refused by the policy. */
+  /** For a tool that asks first: confirmed or declined by the user, unanswered, or refused by the policy. */
   readonly confirmation?: TurnCall['confirmation'];
 }
 
