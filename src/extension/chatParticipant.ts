@@ -193,7 +193,7 @@ export class RouterParticipant implements vscode.Disposable {
   private async askToRun(call: CallConfirmation): Promise<ConfirmAnswer> {
     if (this.allowedThisSession.has(call.tool)) return { answer: 'yes' };
     const tool = this.service.router.getTool(call.tool);
-    // A name no server lists cannot run, so nobody is asked about it; the model is told why.
+    // The turn answers names no server lists itself; one that vanished while the turn ran is not asked about.
     if (!tool) return { answer: 'failed', reason: vscode.l10n.t('no server lists a tool of that name') };
     const run: vscode.MessageItem = { title: vscode.l10n.t('Run') };
     const allow: vscode.MessageItem = { title: vscode.l10n.t('Run, and allow it this session') };

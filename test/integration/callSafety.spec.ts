@@ -195,8 +195,8 @@ describe('@router asks before what its servers do not mark safe (real servers, a
   });
 
   /** One turn as the participant wires it: the definitions and hints come from the router. */
-  async function turn(calls: Array<{ name: string; input: object }>, answers: boolean[]): Promise<{ asked: CallConfirmation[]; ran: string[] }> {
-    const names = calls.map((c) => c.name);
+  async function turn(calls: Array<{ name: string; input: object }>, answers: boolean[]): Promise<{ asked: CallConfirmation[]; ran: string[]; answers: string[] }> {
+    const names = calls.map((c) => c.name).filter((n) => router.getTool(n));
     const tools: ChatToolDefinition[] = names.map((n) => router.getTool(n)!).map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations }));
     const selection = { tools: names.map((name) => ({ name, stages: ['embedding'], tier: 2, reason: 'test' })) } as unknown as Selection;
     const asked: CallConfirmation[] = [];
@@ -216,7 +216,7 @@ describe('@router asks before what its servers do not mark safe (real servers, a
       },
       hintsOf: (name) => router.getTool(name)?.annotations,
     });
-    return { asked, ran: result.calls.filter((c) => c.envelope.ok).map((c) => c.call.name) };
+    return { asked, ran: result.calls.filter((c) => c.envelope.ok).map((c) => c.call.name), answers: result.calls.map((c) => (c.envelope.ok ? 'ok' : `${c.envelope.error.type}: ${c.envelope.error.message}`)) };
   }
 
   it('runs read-only and additive tools unasked, and asks before destructive and unannotated ones', async () => {
@@ -233,5 +233,11 @@ describe('@router asks before what its servers do not mark safe (real servers, a
     assert.deepEqual(ran, ['memory_create_entities', 'memory_read_graph', 'forms_order_pizza']);
     const graph = await router.call('memory_read_graph', {});
     assert.ok(graph.ok && JSON.stringify(graph.content).includes('Ana'), 'the declined delete never reached the server');
+  });
+
+  it('answers a name no server lists with the router\'s own error, naming what it may have meant, and asks nobody', async () => {
+    const { asked, answers } = await turn([{ name: 'forms_order_pizzas', input: { size: 'large', slices: 8 } }], []);
+    assert.deepEqual(asked, []);
+    assert.match(answers[0]!, /^UNKNOWN_TOOL: There is no tool named "forms_order_pizzas"\..*Did you mean "forms_order_pizza"/);
   });
 });

@@ -1,4 +1,4 @@
-import type { CallEnvelope } from '../router/callEnvelope';
+import type { CallEnvelope, CallError } from '../router/callEnvelope';
 import { estimateTokens, type CostMonitor } from '../guards/costMonitor';
 import { HallucinationGuardTurn } from '../guards/hallucinationGuard';
 import { loopDetectedEnvelope, resultFactsFor, type LoopDetector } from '../guards/loopDetector';
@@ -57,6 +57,8 @@ export interface ChatModel {
 /** What the router needs to run a call (the ToolRouter satisfies it). */
 export interface ToolCaller {
   call(name: string, args: unknown, options?: { signal?: AbortSignal; onProgress?: (progress: { progress: number; total?: number; message?: string }) => void }): Promise<CallEnvelope>;
+  /** Why a tool cannot be called now (unknown or held back), so nobody is asked about it; none when listed. */
+  missingReason?(name: string): CallError | undefined;
 }
 
 export type TurnWarning =
@@ -348,14 +350,16 @@ class ChatTurn {
       envelope = loopDetectedEnvelope(check, { server: '', tool: call.name, exposedName: call.name });
       this.warn({ kind: 'loop', tool: call.name, args: call.input, rule: check.rule, message: check.message });
     } else {
-      const verdict = await this.gate(call);
+      // A name no server lists gets the router's own answer (with the names it may have meant), not a question.
+      const missing = router.missingReason?.(call.name);
+      const verdict: GateVerdict = missing ? { run: true } : await this.gate(call);
       confirmation = verdict.confirmation;
       if (verdict.run) {
         events?.onToolStart?.(call);
         // A long call's progress reaches the user as the turn's progress line.
         const onProgress = (p: { progress: number; total?: number; message?: string }): void =>
           events?.onProgress?.(`${call.name}: ${p.message ?? (p.total ? `${p.progress} of ${p.total}` : `${p.progress}`)}`);
-        envelope = await router.call(call.name, call.input, { ...(signal ? { signal } : {}), onProgress });
+        envelope = missing ? missingEnvelope(call.name, missing) : await router.call(call.name, call.input, { ...(signal ? { signal } : {}), onProgress });
         const facts = resultFactsFor(envelope);
         loops.record(call.name, call.input, facts.digest, facts.isEmpty);
         this.offered.markCalled(call.name);
@@ -393,6 +397,10 @@ class ChatTurn {
     }
     return estimateTokens(text);
   }
+}
+
+function missingEnvelope(name: string, error: CallError): CallEnvelope {
+  return { ok: false, error, meta: { latencyMs: 0, bytes: 0, server: '', tool: name, exposedName: name } };
 }
 
 type GateVerdict = { readonly run: true; readonly confirmation?: 'confirmed' } | { readonly run: false; readonly confirmation: 'declined' | 'unanswered' | 'refused'; readonly message: string };

@@ -374,6 +374,11 @@ export class ToolRouter {
     return [...this.servers.values()].map((e) => e.connection.status).filter((st) => st.state !== 'ready' && name.startsWith(`${prefixes.get(st.name)}_`));
   }
 
+  /** Why a call to `name` could not run now (held back, or unknown, with the names it may have meant); none when it is listed. */
+  missingReason(name: string): CallError | undefined {
+    return this.tools.has(name) ? undefined : this.missingToolError(name);
+  }
+
   /** Why `name` is not in the catalogue: held back (and how to accept it), or unknown. */
   private missingToolError(name: string): CallError {
     return this.heldBack.callError(name) ?? this.unknownToolError(name);
