@@ -17,8 +17,9 @@ import { describeError } from '../errors/describeError';
  * and the router; results are fed back, up to `maxSteps`; an answer that claims an action without any
  * tool call is retried once with tools required; every token is charged to the cost window, and a
  * paused window answers without calling the model. A call to a tool not marked read-only or
- * non-destructive asks the user first (policy `confirm`, through the {@link ConfirmCall} seam). With a {@link TurnSearch}, the model is also
- * offered {@link FIND_TOOLS_NAME} at every step, and the tools it finds are offered from the next step on.
+ * non-destructive asks the user first (policy `confirm`, through the {@link ConfirmCall} seam). With a
+ * {@link TurnSearch}, the model is also offered {@link FIND_TOOLS_NAME} at every step, and the tools it
+ * finds are offered from the next step on.
  * The VS Code participant adapts its API to {@link ChatModel}; tests drive the same code with a scripted model.
  */
 
@@ -182,9 +183,8 @@ export interface ChatTurnOptions {
   readonly policy?: CallPolicy;
   /**
    * Asks the user before a call the policy says asks: a tool marked destructive, or one marked neither
-   * read-only nor non-destructive (the router runs the model here, so nothing else checks). Whether a
-   * tool asks is read from its definition's annotations; a tool without a definition this turn asks.
-   * Without `confirm`, such calls are not run.
+   * read-only nor non-destructive (the router runs the model here, so nothing else checks), by the hints
+   * `hintsOf` gives. Without `confirm`, such calls are not run.
    */
   readonly confirm?: ConfirmCall;
   /**

@@ -149,12 +149,12 @@ function refusedByNeverMessage(policy: CallPolicy, tool: string): string {
 }
 
 /** How a tool that asks is described: marked destructive, or marked neither read-only nor additive. */
-export function markText(marked: boolean): string {
+function markText(marked: boolean): string {
   return marked ? 'marked destructive' : 'not marked read-only or non-destructive by its server';
 }
 
 function cannotAskMessage(policy: CallPolicy, tool: string, marked: boolean): string {
-  return `"${tool}" is ${markText(marked)} and the destructive-tools policy is "confirm", but this client cannot ask the user (it does not support elicitation), so the router did not run it. Tell the user; to allow it, ${allowHint(policy, tool)}.`;
+  return `"${tool}" is ${markText(marked)} and the destructive-tools policy is "${policy.destructiveTools}", but this client cannot ask the user (it does not support elicitation), so the router did not run it. Tell the user; to allow it, ${allowHint(policy, tool)}.`;
 }
 
 /** What the model is told when the user says no. */

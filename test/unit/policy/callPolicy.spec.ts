@@ -67,7 +67,9 @@ describe('call policy', () => {
     for (const tool of [READ, { name: 'x_add', annotations: { destructiveHint: false } }]) assert.equal(decideCall(callPolicy('confirm'), tool, atRouter).verdict, 'run', tool.name);
     const refused = decideCall(callPolicy('confirm'), PLAIN, { canAsk: false, asksForUnmarked: true });
     assert.ok(refused.verdict === 'refuse' && refused.why === 'cannot-ask');
-    assert.match(refused.verdict === 'refuse' ? refused.message : '', /"memory_create_entities" is not marked read-only or non-destructive by its server/);
+    assert.match(refused.verdict === 'refuse' ? refused.message : '', /"memory_create_entities" is not marked read-only or non-destructive by its server and the destructive-tools policy is "confirm"/);
+    const underNever = decideCall(callPolicy('never'), PLAIN, { canAsk: false, asksForUnmarked: true });
+    assert.match(underNever.verdict === 'refuse' ? underNever.message : '', /the destructive-tools policy is "never", but this client cannot ask/, 'the message names the policy in force');
     assert.deepEqual(offerTool(callPolicy('confirm'), PLAIN, atRouter), { offered: true, asks: true });
     const notOffered = offerTool(callPolicy('confirm'), PLAIN, { canAsk: false, asksForUnmarked: true });
     assert.ok(!notOffered.offered && /^not marked read-only/.test(notOffered.reason));
