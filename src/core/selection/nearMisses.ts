@@ -1,3 +1,4 @@
+import type { Scores } from './catalogueScorer';
 import type { DroppedTool, NearMiss, Selection } from './selectionTypes';
 
 /**
@@ -90,17 +91,8 @@ export function ordinal(n: number): string {
   return `${n}${suffix}`;
 }
 
-/** The scores a Selection's ranking shows for each tool (catalogueScorer.ts's Scores). */
-export interface RankedScores {
-  readonly fused: ArrayLike<number>;
-  readonly cosine?: ArrayLike<number>;
-  /** Where `cosine` holds a value. */
-  readonly hasCosine?: ArrayLike<number>;
-  readonly lexical?: ArrayLike<number>;
-}
-
 /** The Selection's ranking: every ranked tool with its scores, best first (`names` in catalogue order). */
-export function rankingOf(names: readonly string[], ranked: readonly number[], scores: RankedScores): Selection['ranking'] {
+export function rankingOf(names: readonly string[], ranked: readonly number[], scores: Scores): Selection['ranking'] {
   const { fused, cosine, hasCosine, lexical } = scores;
   const out = new Array<Selection['ranking'][number]>(ranked.length);
   for (let r = 0; r < ranked.length; r++) {
