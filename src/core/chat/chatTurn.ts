@@ -4,7 +4,7 @@ import { HallucinationGuardTurn } from '../guards/hallucinationGuard';
 import { loopDetectedEnvelope, resultFactsFor, type LoopDetector } from '../guards/loopDetector';
 import type { Selection } from '../selection/selectionTypes';
 import { DEFAULT_CAP } from '../selection/toolSelector';
-import { DEFAULT_CALL_POLICY, decideCall, isDestructive, offerNote, offerTool, type CallPolicy, type PolicyTool } from '../policy/callPolicy';
+import { DEFAULT_CALL_POLICY, decideCall, isDestructive, offerNote, offerTool, type CallAudience, type CallPolicy, type PolicyTool } from '../policy/callPolicy';
 import { unconfirmedMessage, type ConfirmAnswer } from '../policy/confirmation';
 import { AnswerStream } from './answerStream';
 import { OfferedTools } from './offeredTools';
@@ -330,7 +330,7 @@ class ChatTurn {
       if (options.search && call.name === FIND_TOOLS_NAME) {
         // A search is no action: it is not a call of the turn, so the claimed-action guard still applies.
         options.events?.onProgress?.('Searching for tools…');
-        resultText = await findTools(call.input, { search: options.search, step, offered: this.offered, found: this.found, hints: this.hints, policy: options.policy ?? DEFAULT_CALL_POLICY, canAsk: options.confirm !== undefined, ...(options.signal ? { signal: options.signal } : {}) });
+        resultText = await findTools(call.input, { search: options.search, step, offered: this.offered, found: this.found, hints: this.hints, policy: options.policy ?? DEFAULT_CALL_POLICY, audience: turnAudience(options), ...(options.signal ? { signal: options.signal } : {}) });
       } else {
         resultText = await this.runCall(call);
       }
@@ -405,12 +405,18 @@ function missingEnvelope(name: string, error: CallError): CallEnvelope {
 
 type GateVerdict = { readonly run: true; readonly confirmation?: 'confirmed' } | { readonly run: false; readonly confirmation: 'declined' | 'unanswered' | 'refused'; readonly message: string };
 
+/** Who calls in a turn, for the call policy: the router runs the model, so unmarked tools ask too. */
+function turnAudience(options: ChatTurnOptions): CallAudience {
+  return { canAsk: options.confirm !== undefined, asksForUnmarked: true };
+}
+
 /** Carries out the call policy (callPolicy.ts) for one call; under `ask` it asks the user through `confirm`. */
 function callGate(options: ChatTurnOptions, hints: ReadonlyMap<string, PolicyTool['annotations']>): (call: ChatToolCall) => Promise<GateVerdict> {
   const policy = options.policy ?? DEFAULT_CALL_POLICY;
+  const audience = turnAudience(options);
   return async (call) => {
     const tool = { name: call.name, annotations: options.hintsOf?.(call.name) ?? hints.get(call.name) };
-    const decision = decideCall(policy, tool, { canAsk: options.confirm !== undefined, asksForUnmarked: true });
+    const decision = decideCall(policy, tool, audience);
     if (decision.verdict === 'run') return { run: true };
     if (decision.verdict === 'refuse') return { run: false, confirmation: 'refused', message: decision.message };
     let answer: ConfirmAnswer;
@@ -433,7 +439,7 @@ function callGate(options: ChatTurnOptions, hints: ReadonlyMap<string, PolicyToo
  */
 async function findTools(
   input: unknown,
-  context: { search: TurnSearch; step: number; offered: OfferedTools<ChatToolDefinition>; found: FoundTool[]; hints: Map<string, PolicyTool['annotations']>; policy: CallPolicy; canAsk: boolean; signal?: AbortSignal },
+  context: { search: TurnSearch; step: number; offered: OfferedTools<ChatToolDefinition>; found: FoundTool[]; hints: Map<string, PolicyTool['annotations']>; policy: CallPolicy; audience: CallAudience; signal?: AbortSignal },
 ): Promise<string> {
   const raw = typeof input === 'string' ? parseJsonObject(input) : input;
   const query = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)['query'] : undefined;
@@ -447,7 +453,7 @@ async function findTools(
   const tools: Array<Record<string, unknown>> = [];
   for (const hit of hits) {
     // What selection would not offer, a search must not bring back.
-    const offer = offerTool(context.policy, hit, { canAsk: context.canAsk, asksForUnmarked: true });
+    const offer = offerTool(context.policy, hit, context.audience);
     if (!offer.offered) continue;
     const note = offerNote(offer);
     const already = context.offered.has(hit.name);
