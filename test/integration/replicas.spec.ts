@@ -9,7 +9,7 @@ import { EVERYTHING, REPO_ROOT, freePort, tempDir, waitFor } from './serverHarne
 import { replicaOfSession } from '../../src/core/gateway/replicaSessions';
 
 /**
- * A team's router as several `serve --http` replicas behind nginx (from Debian), configured as the README
+ * A team's router as several `serve --http` replicas behind nginx (from Debian), configured as docs/cli-and-gateway.md
  * shows: a 2025-11-25 client's requests stay on the replica that holds its session (nginx hashes the
  * Mcp-Session-Id header, and each replica makes session ids that hash to itself), and when one replica
  * dies only its own in-flight calls are lost, each with a clear error.
@@ -19,7 +19,7 @@ const CLI = path.join(REPO_ROOT, 'dist/cli.js');
 const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
 const REPLICAS = 2;
 
-/** A whole nginx.conf around the README's example (examples/nginx-replicas.conf), with this run's ports. */
+/** A whole nginx.conf around the example docs/cli-and-gateway.md points to (examples/nginx-replicas.conf), with this run's ports. */
 function nginxConfig(listen: number, ports: readonly number[], prefix: string): string {
   const example = readFileSync(path.join(REPO_ROOT, 'examples/nginx-replicas.conf'), 'utf8')
     .replace('listen 127.0.0.1:8930;', `listen 127.0.0.1:${listen};`)
