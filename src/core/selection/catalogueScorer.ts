@@ -331,10 +331,9 @@ export class CatalogueScorer {
 
   /**
    * Lifts the tools of the servers a text (a step, or a one-step prompt) names by `lift`, so it stays on
-   * the app it asks for; returns the servers lifted. A server named by an ordinary word is left alone when
-   * its best tool scores under NAMED_SERVER_SHARE of the text's best, or when the text also names an app
-   * by a made-up name: the word is then more likely plain ("list everything it imports", "accept the
-   * chatwork requests from people at acme" beside a `people` server) than the app it asks for.
+   * the app it asks for; returns the servers lifted. A server named by an ordinary word whose best tool
+   * scores under NAMED_SERVER_SHARE of the text's best is left alone: its name is then more likely a plain
+   * word of the text ("list everything it imports") than the app it asks for.
    */
   private liftNamed(scores: Float64Array, named: ReadonlySet<number>, lift: number): ReadonlySet<number> {
     if (named.size === 0) return named;
@@ -346,9 +345,7 @@ export class CatalogueScorer {
       const server = this.serverIds[i]!;
       if (named.has(server) && v > (best.get(server) ?? -Infinity)) best.set(server, v);
     }
-    const madeUpNamed = [...best.keys()].some((server) => !this.serverNames.isPlainWord(server));
-    const plainLifted = (v: number): boolean => !madeUpNamed && (top <= 0 || v >= NAMED_SERVER_SHARE * top);
-    const lifted = new Set([...best].filter(([server, v]) => !this.serverNames.isPlainWord(server) || plainLifted(v)).map(([server]) => server));
+    const lifted = new Set([...best].filter(([server, v]) => !this.serverNames.isPlainWord(server) || top <= 0 || v >= NAMED_SERVER_SHARE * top).map(([server]) => server));
     for (let i = 0; i < scores.length; i++) if (lifted.has(this.serverIds[i]!)) scores[i] = scores[i]! + lift;
     return lifted;
   }
