@@ -8,11 +8,13 @@
 // It prints each host's timeline and the medians over RUNS runs (BENCH_RUNS, default 3).
 // `-- --baseline REV` also measures the extension as it was at git revision REV (exported and built in a
 // temporary folder), alternating with this checkout run by run, and prints both side by side.
+// `-- --vsix FILE` measures that packaged extension (unpacked to a temporary folder: the minified,
+// brotli-compressed bundle users install) instead of this checkout's build; with --baseline, against it.
 // BENCH_SERVER_DELAY_MS=MS makes the server wait that long before it answers (default 0).
 // BENCH_PROFILE_DIR=DIR writes a CPU profile of each host, from activate() to the first selection.
 // Last line: {"activate_ms", "servers_started_ms", "first_install_first_selection_ms",
 // "cold_first_selection_ms", "warm_first_selection_ms", "warm_thread_busy_share"}, and with --baseline
-// the same under "before" with its "rev".
+// the same under "before" with its "rev"; with --vsix, "vsix" names the file measured.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
@@ -26,6 +28,8 @@ const SERVER_DELAY_MS = Number(process.env.BENCH_SERVER_DELAY_MS ?? 0);
 const TOOLS = 1000;
 const baselineAt = process.argv.indexOf('--baseline');
 const BASELINE_REV = baselineAt >= 0 ? process.argv[baselineAt + 1] : undefined;
+const vsixAt = process.argv.indexOf('--vsix');
+const VSIX = vsixAt >= 0 ? path.resolve(process.argv[vsixAt + 1] ?? '') : undefined;
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -39,6 +43,14 @@ function buildBaseline(rev) {
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: dir, stdio: 'inherit' });
   return dir;
+}
+
+/** The packaged extension `vsix` unpacked to a temporary folder; returns its extension root. */
+function unpackVsix(vsix) {
+  if (!existsSync(vsix)) throw new Error(`no VSIX at ${vsix}: build one with npm run package`);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'activation-vsix-'));
+  execFileSync('unzip', ['-q', vsix, '-d', dir]);
+  return { dir, root: path.join(dir, 'extension') };
 }
 
 /** One fresh host of the extension in `extensionRoot` on `userData`; returns what the suite measured. */
@@ -100,16 +112,18 @@ function summary({ first: fresh, cold, warm }) {
 }
 
 const baseline = BASELINE_REV ? buildBaseline(BASELINE_REV) : undefined;
+const packaged = VSIX ? unpackVsix(VSIX) : undefined;
 const now = { first: [], cold: [], warm: [] };
 const before = { first: [], cold: [], warm: [] };
 try {
   for (let i = 0; i < RUNS; i++) {
     // Alternating, so that both meet the same load on a shared machine.
     if (baseline) run(baseline, 'before', i, before);
-    run(ROOT, 'now', i, now);
+    run(packaged?.root ?? ROOT, 'now', i, now);
   }
 } finally {
   if (baseline) rmSync(baseline, { recursive: true, force: true });
+  if (packaged) rmSync(packaged.dir, { recursive: true, force: true });
 }
 const s = summary(now);
 const b = baseline ? summary(before) : undefined;
@@ -117,5 +131,5 @@ const line = (label, x) =>
   `${label}: activate() ${x.activate_ms} ms, server started ${x.servers_started_ms} ms; first selection ${x.first_install_first_selection_ms} ms on a fresh install, ${x.cold_first_selection_ms} ms cold, ${x.warm_first_selection_ms} ms warm`;
 console.log(`median of ${RUNS}, after activate() began:`);
 if (b) console.log(`  ${line(`before (${BASELINE_REV})`, b)}`);
-console.log(`  ${line(b ? 'now' : 'this checkout', s)}`);
-console.log(JSON.stringify({ ...s, server_delay_ms: SERVER_DELAY_MS, ...(b ? { before: { rev: BASELINE_REV, ...b } } : {}) }));
+console.log(`  ${line(VSIX ? path.basename(VSIX) : b ? 'now' : 'this checkout', s)}`);
+console.log(JSON.stringify({ ...s, server_delay_ms: SERVER_DELAY_MS, ...(VSIX ? { vsix: path.basename(VSIX) } : {}), ...(b ? { before: { rev: BASELINE_REV, ...b } } : {}) }));
