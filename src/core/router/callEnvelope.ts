@@ -35,7 +35,7 @@ export type CallEnvelope =
   | { readonly ok: true; readonly content: ContentBlock[]; readonly structuredContent?: unknown; readonly meta: CallMeta }
   | { readonly ok: false; readonly error: CallError; readonly content?: ContentBlock[]; readonly meta: CallMeta };
 
-/** CLI exit codes, documented in the README. */
+/** CLI exit codes, documented in docs/cli-and-gateway.md. */
 export const EXIT_CODES = {
   ok: 0,
   usage: 1,
