@@ -40,6 +40,19 @@ describe('unnamed needs: features', () => {
     assert.ok(!names('list my open pull requests').some((n) => n.startsWith('#')), 'no shape in a plain request');
   });
 
+  it('reads a date counted from today, in several languages, and not words that only look like one', () => {
+    const surface = (p: string): string | undefined => promptFeatures(p).find((f) => f.name === '#relative_date')?.surface;
+    assert.equal(surface('empty the basket if nothing came in today'), 'today');
+    assert.equal(surface("set it back to unread from this morning's first message"), 'this morning');
+    assert.equal(surface('did it catch anything in the last 15 minutes?'), 'last 15 minutes');
+    assert.equal(surface('applications since monday'), 'since monday');
+    assert.equal(surface('3 days ago'), '3 days ago');
+    assert.equal(surface('明日の朝会の議事録を投稿して'), '明日');
+    assert.equal(surface('내일 회의가 10시로 바뀌었다고 올려줘'), '내일');
+    assert.equal(surface('¿qué tiempo hará mañana en Sevilla?'), 'mañana');
+    for (const plain of ['sort by last name', 'go to the next page', 'the monday report template', 'a hierarchy of folders', 'the horizon line']) assert.equal(surface(plain), undefined, plain);
+  });
+
   it('quotes the whole number a shape cuts, not the digit or two its pattern needs', () => {
     const surface = (p: string, name: string): string | undefined => promptFeatures(p).find((f) => f.name === name)?.surface;
     assert.equal(surface('compute 443 * 349 for me', '#arithmetic'), '443 * 349');
