@@ -8,7 +8,7 @@ import { DEFAULT_CALL_POLICY, decideCall, isDestructive, offerNote, offerTool, t
 import { unconfirmedMessage, type ConfirmAnswer } from '../policy/confirmation';
 import { AnswerStream } from './answerStream';
 import { OfferedTools } from './offeredTools';
-import { envelopeText, inputText, notRunEnvelope, parseJsonObject, shorten } from './turnText';
+import { envelopeText, inputText, notRunEnvelope, notRunWith, parseJsonObject, shorten } from './turnText';
 import type { SearchHit } from '../search/toolSearch';
 import { describeError } from '../errors/describeError';
 
@@ -359,7 +359,7 @@ class ChatTurn {
         // A long call's progress reaches the user as the turn's progress line.
         const onProgress = (p: { progress: number; total?: number; message?: string }): void =>
           events?.onProgress?.(`${call.name}: ${p.message ?? (p.total ? `${p.progress} of ${p.total}` : `${p.progress}`)}`);
-        envelope = missing ? missingEnvelope(call.name, missing) : await router.call(call.name, call.input, { ...(signal ? { signal } : {}), onProgress });
+        envelope = missing ? notRunWith(call.name, missing) : await router.call(call.name, call.input, { ...(signal ? { signal } : {}), onProgress });
         const facts = resultFactsFor(envelope);
         loops.record(call.name, call.input, facts.digest, facts.isEmpty);
         this.offered.markCalled(call.name);
@@ -397,10 +397,6 @@ class ChatTurn {
     }
     return estimateTokens(text);
   }
-}
-
-function missingEnvelope(name: string, error: CallError): CallEnvelope {
-  return { ok: false, error, meta: { latencyMs: 0, bytes: 0, server: '', tool: name, exposedName: name } };
 }
 
 type GateVerdict = { readonly run: true; readonly confirmation?: 'confirmed' } | { readonly run: false; readonly confirmation: 'declined' | 'unanswered' | 'refused'; readonly message: string };

@@ -1,4 +1,4 @@
-import type { CallEnvelope } from '../router/callEnvelope';
+import type { CallEnvelope, CallError } from '../router/callEnvelope';
 
 /** Calls and results as text: what the model reads of them, and what a turn counts in tokens. */
 
@@ -28,7 +28,12 @@ export function parseJsonObject(text: string): unknown {
 
 /** A call the router did not run (declined or refused); the message tells the model what happened. */
 export function notRunEnvelope(name: string, message: string): CallEnvelope {
-  return { ok: false, error: { type: 'CANCELLED', message, retryable: false }, meta: { latencyMs: 0, bytes: 0, server: '', tool: name, exposedName: name } };
+  return notRunWith(name, { type: 'CANCELLED', message, retryable: false });
+}
+
+/** A call the turn did not run, answered with `error` (the router's own, for a name no server lists). */
+export function notRunWith(name: string, error: CallError): CallEnvelope {
+  return { ok: false, error, meta: { latencyMs: 0, bytes: 0, server: '', tool: name, exposedName: name } };
 }
 
 /** What the model reads of a result: the content's text, or the error message with its type. */
