@@ -44,17 +44,18 @@ export interface PromptFeature {
 
 const WEEKDAY = 'monday|tuesday|wednesday|thursday|friday|saturday|sunday';
 const UNIT = 'minutes?|hours?|days?|nights?|weeks?|weekends?|months?|years?|quarters?';
+/** Relative dates written in letters, matched as whole words. */
+const SPELLED_DATES = [
+  `today(?:'?s)?|tonight|tomorrow|yesterday|overdue|this (?:morning|afternoon|evening|week|weekend|month|quarter|year|${WEEKDAY})`,
+  `(?:last|next|coming|past|previous) (?:\\d+ |few |couple of )?(?:${UNIT}|${WEEKDAY})`,
+  `(?:\\d+|a|an|one|two|three|few|couple of) (?:${UNIT}) (?:ago|from now)|in (?:\\d+|a|an|one|two|three) (?:${UNIT})`,
+  `since (?:${WEEKDAY}|yesterday|last)`,
+  "hoy|mañana|ayer|heute|morgen|gestern|übermorgen|aujourd'hui|demain|hier|oggi|domani|ieri|hoje|amanhã|ontem",
+].join('|');
+/** Relative dates in Chinese, Japanese and Korean, which have no spaces to bound a word. */
+const CJK_DATES = '今日|明日|昨日|明後日|今週|来週|先週|今月|来月|先月|今朝|今夜|今晚|今天|明天|昨天|后天|本周|下周|上周|这周|本月|下个月|上个月|오늘|내일|어제|모레|이번 ?주|다음 ?주|지난 ?주|이번 ?달';
 /** "today", "last week", "3 days ago", "since monday", 明日, 내일, mañana…: a date that means nothing without today's. */
-const RELATIVE_DATE = new RegExp(
-  [
-    `(?<![\\p{L}\\p{N}])(?:today(?:'?s)?|tonight|tomorrow|yesterday|overdue|this (?:morning|afternoon|evening|week|weekend|month|quarter|year|${WEEKDAY})`,
-    `(?:last|next|coming|past|previous) (?:\\d+ |few |couple of )?(?:${UNIT}|${WEEKDAY})`,
-    `(?:\\d+|a|an|one|two|three|few|couple of) (?:${UNIT}) (?:ago|from now)|in (?:\\d+|a|an|one|two|three) (?:${UNIT})`,
-    `since (?:${WEEKDAY}|yesterday|last)|hoy|mañana|ayer|heute|morgen|gestern|übermorgen|aujourd'hui|demain|hier|oggi|domani|ieri|hoje|amanhã|ontem)(?![\\p{L}\\p{N}])`,
-    '今日|明日|昨日|明後日|今週|来週|先週|今月|来月|先月|今朝|今夜|今晚|今天|明天|昨天|后天|本周|下周|上周|这周|本月|下个月|上个月|오늘|내일|어제|모레|이번 ?주|다음 ?주|지난 ?주|이번 ?달',
-  ].join('|'),
-  'iu',
-);
+const RELATIVE_DATE = new RegExp(`(?<![\\p{L}\\p{N}])(?:${SPELLED_DATES})(?![\\p{L}\\p{N}])|${CJK_DATES}`, 'iu');
 
 /**
  * Shapes in a prompt that a word list cannot see. Each is a pattern over the text, not over tool names;
@@ -74,7 +75,8 @@ const SHAPES: ReadonlyArray<{ readonly name: string; readonly pattern: RegExp; r
   { name: '#date', pattern: /\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\/\d{1,2}(?:\/\d{2,4})?\b/, says: 'has a date' },
   // A year makes a date absolute ("friday 13 march 2026"), which needs no clock; a relative one does.
   { name: '#year', pattern: /\b(?:19|20)\d{2}\b/, says: 'has a year' },
-  // A date counted from today, in the languages of the data: one feature for all of them, so a rare phrasing shares what the common ones teach.
+  // A date counted from today, in any language of the data: one feature, so a rare phrasing shares
+  // what the common ones teach.
   { name: '#relative_date', pattern: RELATIVE_DATE, says: 'has a date counted from today' },
   { name: '#number', pattern: /\d/, says: 'has numbers' },
 ];
