@@ -1,4 +1,4 @@
-import { exitCodeFor, EXIT_CODES, type CallEnvelope } from '../core/router/callEnvelope';
+import { exitCodeFor, EXIT_CODES, notApproved, type CallEnvelope } from '../core/router/callEnvelope';
 import { describeState } from '../core/connection/serverConnection';
 import { decideCall, type CallPolicy } from '../core/policy/callPolicy';
 import type { ToolRouter } from '../core/router/toolRouter';
@@ -94,7 +94,7 @@ async function callTool({ opts, router, policy, out, err }: RouterRun): Promise<
     const decision = decideCall(policy, tool, { canAsk: false, confirmedByPerson: true });
     envelope =
       decision.verdict === 'refuse'
-        ? { ok: false, error: { type: 'NOT_APPROVED', message: decision.message, retryable: false }, meta: { latencyMs: 0, bytes: 0, server: tool.server, tool: tool.originalName, exposedName: tool.name } }
+        ? notApproved(tool, decision.message)
         : await router.call(name, opts.args ?? '{}', opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {});
   }
   out(`${JSON.stringify(envelope, null, 2)}\n`);

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { findNodeAtLocation, parseTree, type Node as JsonNode } from 'jsonc-parser';
-import type { CallEnvelope } from '../core/router/callEnvelope';
+import { notApproved, type CallEnvelope } from '../core/router/callEnvelope';
 import { decideCall } from '../core/policy/callPolicy';
 import type { ConfigService } from './configService';
 import { flatFields, schemaSkeleton, type FormField } from '../core/schema/schemaForms';
@@ -63,7 +63,7 @@ export async function callToolCommand(service: RouterService, config: ConfigServ
   const decision = decideCall(config.callPolicy(), tool, { canAsk: true, confirmedByPerson: request.confirmDestructive === true });
   if (decision.verdict === 'refuse') {
     void vscode.window.showErrorMessage(decision.message);
-    return { ok: false, error: { type: 'NOT_APPROVED', message: decision.message, retryable: false }, meta: { latencyMs: 0, bytes: 0, server: tool.server, tool: tool.originalName, exposedName: tool.name } };
+    return notApproved(tool, decision.message);
   }
   if (decision.verdict === 'ask') {
     const run = vscode.l10n.t('Run');

@@ -1,6 +1,6 @@
 import { isInputRequiredResult, type CallToolResult, type InputRequiredResult, type ProgressNotification, type ProgressToken } from '@modelcontextprotocol/server';
 import type { CallerFeatures } from '../connection/clientFeatures';
-import type { CallEnvelope } from '../router/callEnvelope';
+import { notApproved, type CallEnvelope } from '../router/callEnvelope';
 import { decideCall, type CallAudience } from '../policy/callPolicy';
 import { unconfirmedMessage, type ConfirmAnswer } from '../policy/confirmation';
 import { searchHits, type SearchHit } from '../search/toolSearch';
@@ -10,7 +10,7 @@ import type { CallOptions, RoutedTool, ToolRouter } from '../router/toolRouter';
 import { EDITOR_STARTUP_WAIT_MS } from '../router/startupWaits';
 import { productInfo } from '../util/productInfo';
 import { GatewayHub, type GatewaySession } from './gatewayHub';
-import { CALL_TOOL_NAME, SEARCH_TOOL_NAME, checkCallArguments, checkSearchArguments, errorResult, notApproved, structured } from './gatewayTools';
+import { CALL_TOOL_NAME, SEARCH_TOOL_NAME, checkCallArguments, checkSearchArguments, errorResult, structured } from './gatewayTools';
 import { waitAtMost } from '../util/waitAtMost';
 
 /**

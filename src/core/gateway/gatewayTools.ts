@@ -1,5 +1,4 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
-import type { CallEnvelope } from '../router/callEnvelope';
 import type { RoutedTool } from '../router/toolRouter';
 import { isRecord } from '../util/isRecord';
 
@@ -71,11 +70,6 @@ export function toMcpTool(tool: RoutedTool): Tool {
 /** A result's structured content, when it is an object (the only kind MCP allows there). */
 export function structured(value: unknown): { structuredContent?: Record<string, unknown> } {
   return isRecord(value) ? { structuredContent: value } : {};
-}
-
-/** A call the router did not make: the policy refused it or the user declined it. */
-export function notApproved(tool: RoutedTool, message: string): CallEnvelope {
-  return { ok: false, error: { type: 'NOT_APPROVED', message, retryable: false }, meta: { latencyMs: 0, bytes: 0, server: tool.server, tool: tool.originalName, exposedName: tool.name } };
 }
 
 export function errorResult(message: string): CallToolResult {

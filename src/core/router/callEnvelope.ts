@@ -35,6 +35,11 @@ export type CallEnvelope =
   | { readonly ok: true; readonly content: ContentBlock[]; readonly structuredContent?: unknown; readonly meta: CallMeta }
   | { readonly ok: false; readonly error: CallError; readonly content?: ContentBlock[]; readonly meta: CallMeta };
 
+/** A call the router did not make: the policy refused it or the user declined it. */
+export function notApproved(tool: { readonly name: string; readonly server: string; readonly originalName: string }, message: string): CallEnvelope {
+  return { ok: false, error: { type: 'NOT_APPROVED', message, retryable: false }, meta: { latencyMs: 0, bytes: 0, server: tool.server, tool: tool.originalName, exposedName: tool.name } };
+}
+
 /** CLI exit codes, documented in docs/cli-and-gateway.md. */
 export const EXIT_CODES = {
   ok: 0,
